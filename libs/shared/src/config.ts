@@ -1,0 +1,105 @@
+/**
+ * The one configuration schema of every process (decisions.md, "Configuration"). The environment
+ * names are a contract: deployments, compose files and test rigs set them, and a test checks that
+ * every name they use exists here.
+ */
+import { hostname } from 'node:os';
+import { z } from 'zod';
+import { OPERATIONS, type OperationId } from './operations.ts';
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+const csv = z
+  .string()
+  .transform((value) => value.split(',').map((part) => part.trim()).filter((part) => part !== ''));
+
+const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:]+)(:\d{1,5})?$/, 'expected host or host:port');
+
+export const envSchema = z.object({
+  PORT: int(0, 65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  REDIS_URL: z.string().url().optional(),
+  /** Namespaces every Redis key and queue of this deployment (tests give each file its own). */
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('svc'),
+  API_KEYS: csv.optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  RATE_LIMIT_EMAIL_VERIFY_BATCH: int(0, 1_000_000).default(OPERATIONS['email-verify.batch'].defaultRateLimitPerMinute),
+  RATE_LIMIT_EMAIL_VERIFY_SINGLE: int(0, 1_000_000).default(OPERATIONS['email-verify.single'].defaultRateLimitPerMinute),
+  RATE_LIMIT_QR_GENERATE: int(0, 1_000_000).default(OPERATIONS['qr.generate'].defaultRateLimitPerMinute),
+  RATE_LIMIT_QR_WIFI: int(0, 1_000_000).default(OPERATIONS['qr.wifi'].defaultRateLimitPerMinute),
+  /** Length of the rate-limit window; 60 s in the contract, shorter only in test rigs. */
+  RATE_LIMIT_WINDOW_MS: int(1, 3_600_000).default(60_000),
+  FREE_ALLOWANCE_EMAIL_VERIFY_BATCH: int(0, 1_000_000_000).default(OPERATIONS['email-verify.batch'].defaultFreeAllowance),
+  FREE_ALLOWANCE_EMAIL_VERIFY_SINGLE: int(0, 1_000_000_000).default(OPERATIONS['email-verify.single'].defaultFreeAllowance),
+  FREE_ALLOWANCE_QR_GENERATE: int(0, 1_000_000_000).default(OPERATIONS['qr.generate'].defaultFreeAllowance),
+  FREE_ALLOWANCE_QR_WIFI: int(0, 1_000_000_000).default(OPERATIONS['qr.wifi'].defaultFreeAllowance),
+  REQUEST_DEADLINE_MS: int(100, 600_000).optional(),
+  /** Seconds the gateway keeps answering in-flight requests after SIGTERM before it exits. */
+  SHUTDOWN_GRACE_MS: int(0, 600_000).default(25_000),
+
+  /** Workers: how many jobs one process runs at once, and where its /metrics and /healthz listen. */
+  QR_WORKER_CONCURRENCY: int(1, 1000).default(8),
+  VERIFY_WORKER_CONCURRENCY: int(1, 1000).default(4),
+  WORKER_METRICS_PORT: int(0, 65535).default(9100),
+  WORKER_METRICS_HOST: z.string().min(1).default('0.0.0.0'),
+
+  VERIFY_DNS_SERVERS: csv.pipe(z.array(hostPort)).optional(),
+  VERIFY_SMTP_PORT: int(1, 65535).default(25),
+  VERIFY_ALLOW_PRIVATE_MX: bool.default(false),
+  VERIFY_HELO_NAME: z.string().regex(/^[A-Za-z0-9.-]+$/).optional(),
+  VERIFY_MAIL_FROM: z.string().regex(/^[^\s<>]+@[A-Za-z0-9.-]+$/).optional(),
+  VERIFY_CONNECT_TIMEOUT_MS: int(1, 600_000).default(5_000),
+  VERIFY_COMMAND_TIMEOUT_MS: int(1, 600_000).default(10_000),
+  VERIFY_BATCH_DEADLINE_MS: int(100, 600_000).default(30_000),
+  VERIFY_MAX_CONNECTIONS_PER_HOST: int(1, 100).default(2),
+  VERIFY_SOCKS_PROXY: z.string().regex(/^socks5h?:\/\/[^\s]+$/).optional(),
+  /** Seconds to cache per-address outcomes and domain facts (MX answers also honour their DNS TTL). */
+  VERIFY_RESULT_CACHE_TTL_S: int(0, 30 * 86_400).default(86_400),
+  VERIFY_DOMAIN_CACHE_TTL_S: int(0, 30 * 86_400).default(3_600),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config extends Env {
+  mode: 'embedded' | 'distributed';
+  heloName: string;
+  mailFrom: string;
+  rateLimits: Record<OperationId, number>;
+  freeAllowances: Record<OperationId, number>;
+  /** How long a request of that operation waits for its job. */
+  requestDeadlineMs: Record<OperationId, number>;
+}
+
+/** Every environment name this schema reads: compose and k8s manifests are checked against it. */
+export const CONFIG_ENV_NAMES: readonly string[] = Object.keys(envSchema.shape);
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // An empty variable means "unset" (compose files and shells often pass `FOO=`).
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new ConfigError(`invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  const heloName = e.VERIFY_HELO_NAME ?? hostname();
+  const byOperation = <T>(pick: (id: OperationId) => T) =>
+    Object.fromEntries(Object.keys(OPERATIONS).map((id) => [id, pick(id as OperationId)])) as Record<OperationId, T>;
+  const read = (name: string) => (e as unknown as Record<string, number>)[name] as number;
+  const qrDeadline = e.REQUEST_DEADLINE_MS ?? 10_000;
+  const verifyDeadline = e.REQUEST_DEADLINE_MS ?? e.VERIFY_BATCH_DEADLINE_MS + 2_000;
+  return {
+    ...e,
+    mode: e.REDIS_URL === undefined ? 'embedded' : 'distributed',
+    heloName,
+    mailFrom: e.VERIFY_MAIL_FROM ?? `verify@${heloName}`,
+    rateLimits: byOperation((id) => read(OPERATIONS[id].rateLimitEnv)),
+    freeAllowances: byOperation((id) => read(OPERATIONS[id].freeAllowanceEnv)),
+    requestDeadlineMs: byOperation((id) => (id.startsWith('email-verify') ? verifyDeadline : qrDeadline)),
+  };
+}

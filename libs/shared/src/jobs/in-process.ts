@@ -1,0 +1,56 @@
+/**
+ * Embedded mode's transport: the same contract as BullMQ, with handlers called in this process.
+ * Payloads and results go through the same zod validation, so a job that would fail over Redis
+ * fails here too.
+ */
+import { ApiError } from '../errors.ts';
+import { runHandler, type JobKind, type JobTransport, type RegisteredHandler, type SubmitOptions } from './transport.ts';
+import { deadlineError, jobFailedError } from './transport-errors.ts';
+
+export class InProcessTransport implements JobTransport {
+  readonly kind = 'in-process' as const;
+  private readonly handlers = new Map<string, RegisteredHandler>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private closed = false;
+  private readonly shutdown = new AbortController();
+
+  constructor(handlers: RegisteredHandler[]) {
+    for (const handler of handlers) this.handlers.set(handler.kind.name, handler);
+  }
+
+  async submit<P, R>(kind: JobKind<P, R>, payload: P, options: SubmitOptions): Promise<R> {
+    const handler = this.handlers.get(kind.name);
+    if (this.closed || handler === undefined) {
+      throw new ApiError('service_unavailable', 'The service cannot take this job right now.', { headers: { 'Retry-After': '5' } });
+    }
+    // Validate at the submitting end as BullMQ's transport does, before any work is queued.
+    const checked = kind.payload.parse(payload);
+    const envelope = { payload: checked, deadlineAt: Date.now() + options.deadlineMs, requestId: options.requestId };
+    const work = runHandler(handler.kind, handler.handle, envelope, this.shutdown.signal);
+    this.inFlight.add(work);
+    void work.catch(() => undefined).finally(() => this.inFlight.delete(work));
+
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(deadlineError()), options.deadlineMs);
+    });
+    try {
+      return kind.result.parse(await Promise.race([work, deadline]));
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      throw jobFailedError(options.requestId, error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async isReady(): Promise<boolean> {
+    return !this.closed;
+  }
+
+  /** Stops taking jobs and lets the running ones finish (each is bounded by its own deadline). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.inFlight]);
+  }
+}

@@ -1,0 +1,16 @@
+import { ApiError } from '../errors.ts';
+
+export const deadlineError = (): ApiError =>
+  new ApiError('timeout', 'The job did not finish within the request deadline.');
+
+export const unavailableError = (cause?: unknown): ApiError =>
+  new ApiError('service_unavailable', 'The job backend cannot take this job right now; try again shortly.', {
+    headers: { 'Retry-After': '5' },
+    cause,
+  });
+
+export const jobFailedError = (requestId: string, cause?: unknown): ApiError =>
+  new ApiError('internal_error', `The job failed; quote request id ${requestId} when reporting it.`, {
+    details: { requestId },
+    cause,
+  });

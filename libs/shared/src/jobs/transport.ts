@@ -1,0 +1,82 @@
+/**
+ * The job transport: the one seam between the gateway and the workers. The gateway submits a
+ * typed job and awaits its typed result within a deadline; whether that crosses Redis (BullMQ) or
+ * stays in the process (embedded mode) is the transport's business, not the caller's.
+ */
+import type { z } from 'zod';
+
+export interface JobKind<P, R> {
+  /** Queue name: one queue per worker kind. */
+  readonly name: string;
+  readonly payload: z.ZodType<P>;
+  readonly result: z.ZodType<R>;
+}
+
+/** What travels through the queue: the payload plus what a worker needs to honour the deadline. */
+export interface JobEnvelope<P> {
+  payload: P;
+  /** Epoch ms after which nobody waits for the answer: workers drop the job. */
+  deadlineAt: number;
+  requestId: string;
+}
+
+export interface JobContext {
+  deadlineAt: number;
+  requestId: string;
+  /** Aborted when the deadline passes or the worker shuts down. */
+  signal: AbortSignal;
+}
+
+export type JobHandler<P, R> = (payload: P, context: JobContext) => Promise<R>;
+
+export interface SubmitOptions {
+  /** How long the caller waits for the result. */
+  deadlineMs: number;
+  requestId: string;
+}
+
+export interface JobTransport {
+  readonly kind: 'in-process' | 'bullmq';
+  /**
+   * Resolves with the validated result, or rejects with an ApiError:
+   * `timeout` (deadline passed), `service_unavailable` (cannot enqueue), `internal_error` (job failed).
+   */
+  submit<P, R>(kind: JobKind<P, R>, payload: P, options: SubmitOptions): Promise<R>;
+  /** Whether a job could be taken now (readiness probe). */
+  isReady(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** A handler registered for one kind, type-erased so that several kinds fit one map. */
+export interface RegisteredHandler {
+  kind: JobKind<unknown, unknown>;
+  handle: JobHandler<unknown, unknown>;
+}
+
+export function registerHandler<P, R>(kind: JobKind<P, R>, handle: JobHandler<P, R>): RegisteredHandler {
+  return { kind: kind as JobKind<unknown, unknown>, handle: handle as JobHandler<unknown, unknown> };
+}
+
+/**
+ * Runs a handler with the validation both transports share: payload parsed before, result
+ * parsed after, and an abort signal that fires at the deadline.
+ */
+export async function runHandler<P, R>(
+  kind: JobKind<P, R>,
+  handle: JobHandler<P, R>,
+  envelope: JobEnvelope<unknown>,
+  outerSignal?: AbortSignal,
+): Promise<R> {
+  const payload = kind.payload.parse(envelope.payload);
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error('deadline passed')), Math.max(0, envelope.deadlineAt - Date.now()));
+  const onOuterAbort = () => controller.abort(outerSignal?.reason);
+  outerSignal?.addEventListener('abort', onOuterAbort, { once: true });
+  try {
+    const result = await handle(payload, { deadlineAt: envelope.deadlineAt, requestId: envelope.requestId, signal: controller.signal });
+    return kind.result.parse(result);
+  } finally {
+    clearTimeout(timer);
+    outerSignal?.removeEventListener('abort', onOuterAbort);
+  }
+}

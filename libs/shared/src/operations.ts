@@ -1,0 +1,76 @@
+/**
+ * The four billable operations and their prices, limits and allowances (decisions.md).
+ * Money is held in micro-dollars (integers) so that sums never drift; it is formatted as a plain
+ * decimal only at the edge.
+ */
+export const OPERATION_IDS = ['email-verify.batch', 'email-verify.single', 'qr.generate', 'qr.wifi'] as const;
+export type OperationId = (typeof OPERATION_IDS)[number];
+
+export interface OperationDef {
+  id: OperationId;
+  priceMicroUsd: number;
+  /** Environment names of its rate limit and free allowance (config.ts reads them). */
+  rateLimitEnv: string;
+  freeAllowanceEnv: string;
+  defaultRateLimitPerMinute: number;
+  defaultFreeAllowance: number;
+  /** Tool name and the MCP server path it is served on. */
+  tool: string;
+  toolServer: 'email-verify' | 'qr';
+}
+
+export const OPERATIONS: Record<OperationId, OperationDef> = {
+  'email-verify.batch': {
+    id: 'email-verify.batch',
+    priceMicroUsd: 150_000,
+    rateLimitEnv: 'RATE_LIMIT_EMAIL_VERIFY_BATCH',
+    freeAllowanceEnv: 'FREE_ALLOWANCE_EMAIL_VERIFY_BATCH',
+    defaultRateLimitPerMinute: 120,
+    defaultFreeAllowance: 10,
+    tool: 'email-verify_verify-batch',
+    toolServer: 'email-verify',
+  },
+  'email-verify.single': {
+    id: 'email-verify.single',
+    priceMicroUsd: 3_000,
+    rateLimitEnv: 'RATE_LIMIT_EMAIL_VERIFY_SINGLE',
+    freeAllowanceEnv: 'FREE_ALLOWANCE_EMAIL_VERIFY_SINGLE',
+    defaultRateLimitPerMinute: 300,
+    defaultFreeAllowance: 100,
+    tool: 'email-verify_verify',
+    toolServer: 'email-verify',
+  },
+  'qr.generate': {
+    id: 'qr.generate',
+    priceMicroUsd: 500,
+    rateLimitEnv: 'RATE_LIMIT_QR_GENERATE',
+    freeAllowanceEnv: 'FREE_ALLOWANCE_QR_GENERATE',
+    defaultRateLimitPerMinute: 300,
+    defaultFreeAllowance: 1000,
+    tool: 'qr_generate',
+    toolServer: 'qr',
+  },
+  'qr.wifi': {
+    id: 'qr.wifi',
+    priceMicroUsd: 500,
+    rateLimitEnv: 'RATE_LIMIT_QR_WIFI',
+    freeAllowanceEnv: 'FREE_ALLOWANCE_QR_WIFI',
+    defaultRateLimitPerMinute: 300,
+    defaultFreeAllowance: 1000,
+    tool: 'qr_wifi',
+    toolServer: 'qr',
+  },
+};
+
+/** `150000` → `"0.15"`, `500` → `"0.0005"`, `0` → `"0"`: no unit, no exponent, no trailing zeros. */
+export function formatUsd(microUsd: number): string {
+  if (!Number.isSafeInteger(microUsd) || microUsd < 0) throw new RangeError(`not a money amount: ${microUsd}`);
+  const whole = Math.floor(microUsd / 1_000_000);
+  const fraction = String(microUsd % 1_000_000).padStart(6, '0').replace(/0+$/, '');
+  return fraction === '' ? String(whole) : `${whole}.${fraction}`;
+}
+
+/** The UTC calendar month a call is metered in, as `YYYY-MM`. */
+export function billingPeriod(at: Date = new Date()): string {
+  return at.toISOString().slice(0, 7);
+}

@@ -1,0 +1,2 @@
+export { findRedis, NO_REDIS_MESSAGE } from './find-redis.ts';
+export { testRedisUrl, uniquePrefix, dropPrefix } from './redis.ts';
