@@ -67,7 +67,7 @@ export type BatchResponse = z.infer<typeof batchResponseSchema>;
 export const batchRequestSchema = z
   .object({
     emails: z
-      .array(z.string().max(1_000))
+      .array(z.string())
       .min(1)
       .max(MAX_BATCH)
       .describe(`Addresses to verify, 1 to ${MAX_BATCH}; results come back in this order.`),
@@ -75,10 +75,10 @@ export const batchRequestSchema = z
   .strict();
 
 export const singleVerifyQuerySchema = z
-  .object({ email: z.string().min(1).max(1_000).describe('The address to verify.') })
+  .object({ email: z.string().min(1).describe('The address to verify.') })
   .strict();
 
-export const verifyJobPayloadSchema = z.object({ emails: z.array(z.string().max(1_000)).min(1).max(MAX_BATCH) });
+export const verifyJobPayloadSchema = z.object({ emails: z.array(z.string()).min(1).max(MAX_BATCH) });
 export type VerifyJobPayload = z.infer<typeof verifyJobPayloadSchema>;
 export const verifyJobResultSchema = z.object({ results: z.array(verifyResultSchema) });
 export type VerifyJobResult = z.infer<typeof verifyJobResultSchema>;

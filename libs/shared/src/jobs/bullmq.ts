@@ -19,6 +19,7 @@ export const REMOVE_ON_COMPLETE = { age: 60, count: 1_000 } as const;
 export const REMOVE_ON_FAIL = { age: 24 * 3_600, count: 5_000 } as const;
 /** How long an enqueue may take before the request gives up with 503. */
 const ENQUEUE_TIMEOUT_MS = 2_000;
+const CLOSE_TIMEOUT_MS = 2_000;
 
 export const bullPrefix = (redisPrefix: string): string => `${redisPrefix}:bull`;
 
@@ -48,7 +49,8 @@ class QueueChannel {
 export interface BullTransportOptions {
   url: string;
   redisPrefix: string;
-  kinds: JobKind<unknown, unknown>[];
+  /** The kinds this gateway submits (only their queue names matter here). */
+  kinds: ReadonlyArray<Pick<JobKind<unknown, unknown>, 'name'>>;
 }
 
 export class BullTransport implements JobTransport {
@@ -105,6 +107,7 @@ export class BullTransport implements JobTransport {
     });
     try {
       const raw = await Promise.race([settled, deadline]);
+      if (Date.now() >= envelope.deadlineAt) throw deadlineError();
       return kind.result.parse(typeof raw === 'string' ? JSON.parse(raw) : raw);
     } catch (error) {
       if (error instanceof ApiError) throw error;
@@ -136,13 +139,17 @@ export class BullTransport implements JobTransport {
     return [...this.channels.values()].map((channel) => channel.queue);
   }
 
+  /** Bounded: a close never waits on a Redis that is gone (each step capped, then a hard disconnect). */
   async close(): Promise<void> {
     for (const channel of this.channels.values()) {
       for (const waiter of channel.waiters.values()) waiter.reject(unavailableError());
       channel.waiters.clear();
     }
-    await Promise.allSettled([...this.channels.values()].flatMap((channel) => [channel.events.close(), channel.queue.close()]));
-    await Promise.allSettled([this.client.quit(), this.eventsClient.quit()]);
+    const steps = [...this.channels.values()].flatMap((channel) => [channel.events.close(), channel.queue.close()]);
+    await Promise.allSettled(steps.map((step) => withTimeout(step, CLOSE_TIMEOUT_MS)));
+    await Promise.allSettled([this.client, this.eventsClient].map((client) => withTimeout(client.quit(), CLOSE_TIMEOUT_MS)));
+    this.client.disconnect();
+    this.eventsClient.disconnect();
   }
 }
 
@@ -150,6 +157,8 @@ export interface BullWorkerOptions {
   url: string;
   redisPrefix: string;
   concurrency: number;
+  /** How long a job's lock lives without renewal: a crashed worker's job is retried after it. */
+  lockDurationMs?: number;
   /** Called after each job with its outcome, for metrics. */
   onJobDone?: (queue: string, outcome: 'completed' | 'failed' | 'expired', seconds: number) => void;
 }
@@ -185,8 +194,8 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
       prefix: bullPrefix(options.redisPrefix),
       concurrency: options.concurrency,
       // Short locks so a crashed worker's job is picked up again while its caller still waits.
-      lockDuration: 10_000,
-      stalledInterval: 5_000,
+      lockDuration: options.lockDurationMs ?? 10_000,
+      stalledInterval: Math.max(500, Math.floor((options.lockDurationMs ?? 10_000) / 2)),
       maxStalledCount: 1,
     },
   );

@@ -35,7 +35,10 @@ export class InProcessTransport implements JobTransport {
       timer = setTimeout(() => reject(deadlineError()), options.deadlineMs);
     });
     try {
-      return kind.result.parse(await Promise.race([work, deadline]));
+      const result = await Promise.race([work, deadline]);
+      // A handler that gave up at the deadline may still return: that answer is too late.
+      if (Date.now() >= envelope.deadlineAt) throw deadlineError();
+      return kind.result.parse(result);
     } catch (error) {
       if (error instanceof ApiError) throw error;
       throw jobFailedError(options.requestId, error);

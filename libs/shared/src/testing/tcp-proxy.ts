@@ -1,0 +1,53 @@
+/**
+ * A TCP proxy on loopback that a test can cut: the way to make "Redis stopped" happen to one
+ * process without stopping the Redis that every test file shares.
+ */
+import { createConnection, createServer, type Socket } from 'node:net';
+
+export interface TcpProxy {
+  url: string;
+  port: number;
+  /** Drops every connection and refuses new ones until `restore`. */
+  cut(): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
+  const target = new URL(targetUrl);
+  const sockets = new Set<Socket>();
+  let open = true;
+  const server = createServer((client) => {
+    if (!open) {
+      client.destroy();
+      return;
+    }
+    const upstream = createConnection({ host: target.hostname, port: Number(target.port || 6379) });
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `redis://127.0.0.1:${port}${target.pathname}`,
+    port,
+    cut: () => {
+      open = false;
+      for (const socket of sockets) socket.destroy();
+    },
+    restore: () => {
+      open = true;
+    },
+    close: async () => {
+      open = false;
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,156 @@
+/**
+ * Both job transports honour one contract: validated results, `timeout` at the deadline,
+ * `internal_error` with the request id when a job fails, and, over BullMQ, `service_unavailable`
+ * fast when Redis is gone and a crashed worker's job retried by stalled-job handling.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Worker } from 'bullmq';
+import { ApiError, BullTransport, InProcessTransport, startBullWorker, type JobTransport } from '../src/index.ts';
+import { dropPrefix, startTcpProxy, testRedisUrl, uniquePrefix } from '../src/testing/index.ts';
+import { ECHO_JOB, echoHandler, type EchoPayload } from './fixtures/echo-job.ts';
+
+const submit = (transport: JobTransport, payload: EchoPayload, deadlineMs = 5_000) =>
+  transport.submit(ECHO_JOB, payload as never, { deadlineMs, requestId: 'req-1' });
+
+async function rejection(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+function sharedContract(name: string, make: () => Promise<{ transport: JobTransport; close: () => Promise<void> }>) {
+  describe(`${name}: the transport contract`, () => {
+    let transport: JobTransport;
+    let close: () => Promise<void>;
+    beforeAll(async () => ({ transport, close } = await make()));
+    afterAll(async () => close());
+
+    it('returns the validated result of the handler', async () => {
+      await expect(submit(transport, { value: 'abc' })).resolves.toEqual({ value: 'ABC' });
+    });
+
+    it('answers many concurrent jobs, each with its own result', async () => {
+      const values = Array.from({ length: 50 }, (_, i) => `v${i}`);
+      const results = await Promise.all(values.map((value) => submit(transport, { value })));
+      expect(results.map((result) => result.value)).toEqual(values.map((value) => value.toUpperCase()));
+    });
+
+    it('a failed job is internal_error naming the request id', async () => {
+      const error = await rejection(submit(transport, { value: 'x', fail: true }));
+      expect(error.code).toBe('internal_error');
+      expect(error.details).toEqual({ requestId: 'req-1' });
+    });
+
+    it('a result that breaks its schema is internal_error, not passed on', async () => {
+      expect((await rejection(submit(transport, { value: 'x', badResult: true }))).code).toBe('internal_error');
+    });
+
+    it('a job still running at the deadline is timeout, at the deadline', async () => {
+      const started = Date.now();
+      const error = await rejection(submit(transport, { value: 'slow', delayMs: 3_000 }, 400));
+      expect(error.code).toBe('timeout');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+      expect(Date.now() - started).toBeLessThan(1_500);
+    });
+
+    it('reports ready', async () => {
+      await expect(transport.isReady()).resolves.toBe(true);
+    });
+  });
+}
+
+sharedContract('in-process', async () => {
+  const transport = new InProcessTransport([echoHandler]);
+  return { transport, close: () => transport.close() };
+});
+
+sharedContract('bullmq', async () => {
+  const url = testRedisUrl();
+  const prefix = uniquePrefix('transport');
+  const transport = await BullTransport.create({ url, redisPrefix: prefix, kinds: [ECHO_JOB] });
+  const worker = startBullWorker(echoHandler, { url, redisPrefix: prefix, concurrency: 8 });
+  return {
+    transport,
+    close: async () => {
+      await worker.close();
+      await transport.close();
+      await dropPrefix(url, prefix);
+    },
+  };
+});
+
+describe('bullmq: failure behaviour', () => {
+  const url = () => testRedisUrl();
+
+  it('with no worker, the request answers timeout at its deadline and a late worker drops the expired job', async () => {
+    const prefix = uniquePrefix('noworker');
+    const transport = await BullTransport.create({ url: url(), redisPrefix: prefix, kinds: [ECHO_JOB] });
+    let handled = 0;
+    const counting = { ...echoHandler, handle: async (payload: unknown, context: Parameters<typeof echoHandler.handle>[1]) => {
+      handled += 1;
+      return echoHandler.handle(payload, context);
+    } };
+    let worker: Worker | undefined;
+    try {
+      const error = await rejection(submit(transport, { value: 'nobody' }, 500));
+      expect(error.code).toBe('timeout');
+      worker = startBullWorker(counting, { url: url(), redisPrefix: prefix, concurrency: 1 });
+      const queue = (transport as BullTransport).queues()[0]!;
+      await expect.poll(async () => (await queue.getJobCounts('failed')).failed, { timeout: 5_000 }).toBe(1);
+      expect(handled).toBe(0);
+    } finally {
+      await worker?.close();
+      await transport.close();
+      await dropPrefix(url(), prefix);
+    }
+  });
+
+  it('Redis unreachable: service_unavailable with Retry-After, fast', async () => {
+    const proxy = await startTcpProxy(url());
+    const prefix = uniquePrefix('down');
+    const transport = await BullTransport.create({ url: proxy.url, redisPrefix: prefix, kinds: [ECHO_JOB] });
+    try {
+      proxy.cut();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = Date.now();
+      const error = await rejection(submit(transport, { value: 'x' }, 10_000));
+      expect(error.code).toBe('service_unavailable');
+      expect(error.headers['Retry-After']).toBe('5');
+      expect(Date.now() - started).toBeLessThan(2_500);
+      await expect(transport.isReady()).resolves.toBe(false);
+    } finally {
+      proxy.restore();
+      await transport.close();
+      await proxy.close();
+      await dropPrefix(url(), prefix);
+    }
+  });
+
+  it("a crashed worker's job is retried by another worker through stalled-job handling", async () => {
+    const prefix = uniquePrefix('crash');
+    const transport = await BullTransport.create({ url: url(), redisPrefix: prefix, kinds: [ECHO_JOB] });
+    const script = fileURLToPath(new URL('./fixtures/crashing-worker.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', script, url(), prefix], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    let survivor: Worker | undefined;
+    try {
+      await expect.poll(() => output.includes('ready'), { timeout: 10_000 }).toBe(true);
+      const answer = submit(transport, { value: 'survives' }, 20_000);
+      await expect.poll(() => output.includes('took-job'), { timeout: 10_000 }).toBe(true);
+      child.kill('SIGKILL');
+      survivor = startBullWorker(echoHandler, { url: url(), redisPrefix: prefix, concurrency: 1, lockDurationMs: 1_000 });
+      await expect(answer).resolves.toEqual({ value: 'SURVIVES' });
+    } finally {
+      child.kill('SIGKILL');
+      await survivor?.close();
+      await transport.close();
+      await dropPrefix(url(), prefix);
+    }
+  });
+});
