@@ -8,5 +8,6 @@ export * from './jobs/transport-errors.ts';
 export * from './jobs/in-process.ts';
 export * from './jobs/bullmq.ts';
 export * from './contracts/verify.ts';
+export * from './contracts/qr.ts';
 export * from './metrics.ts';
 export * from './worker-runtime.ts';

@@ -1,0 +1,37 @@
+/**
+ * Embedded mode: the whole product in one process (no REDIS_URL). The gateway is the same code
+ * as in distributed mode; only the transport (in-process) and the stores (memory) differ.
+ */
+import { InProcessTransport, createGatewayMetrics, createLogger, createRegistry, type Config, type RegisteredHandler } from '@svc/shared';
+import { MemoryKeyStore, MemoryMeter, buildGateway, generateApiKey, type GatewayApp } from '@svc/gateway';
+import { qrJobHandler } from '@svc/qr-worker';
+import type { Registry } from 'prom-client';
+
+export interface Embedded {
+  gateway: GatewayApp;
+  transport: InProcessTransport;
+  keys: MemoryKeyStore;
+  /** The development key made at start-up when API_KEYS is empty, else undefined. */
+  devKey: string | undefined;
+}
+
+export async function buildEmbedded(config: Config, extraHandlers: (registry: Registry) => RegisteredHandler[] = () => []): Promise<Embedded> {
+  const logger = createLogger(config.LOG_LEVEL, 'embedded');
+  const registry = createRegistry({ service: 'embedded' });
+  const transport = new InProcessTransport([qrJobHandler, ...extraHandlers(registry)]);
+  const keys = new MemoryKeyStore();
+  const configured = config.API_KEYS ?? [];
+  for (const [index, key] of configured.entries()) await keys.create(`API_KEYS[${index}]`, key);
+  const devKey = configured.length === 0 ? generateApiKey() : undefined;
+  if (devKey !== undefined) await keys.create('development', devKey);
+  const gateway = await buildGateway({
+    config,
+    transport,
+    keys,
+    meter: new MemoryMeter(),
+    metrics: createGatewayMetrics(registry),
+    renderMetrics: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+    logger,
+  });
+  return { gateway, transport, keys, devKey };
+}

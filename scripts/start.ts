@@ -1,0 +1,22 @@
+/**
+ * `npm start`: embedded mode when REDIS_URL is unset (everything in this process), the
+ * distributed gateway when it is set (run workers with `npm run start:qr-worker` and
+ * `npm run start:verify-worker`).
+ */
+import { createLogger, loadConfig } from '@svc/shared';
+import { serve, startDistributedGateway } from '@svc/gateway';
+import { buildEmbedded } from './embedded.ts';
+
+const config = loadConfig();
+if (config.mode === 'distributed') {
+  await startDistributedGateway(config);
+} else {
+  const logger = createLogger(config.LOG_LEVEL, 'embedded');
+  const { gateway, transport, devKey } = await buildEmbedded(config);
+  const address = await serve(gateway, { config, logger, closers: [() => transport.close()] });
+  logger.info({ address, mode: 'embedded' }, 'listening');
+  if (devKey !== undefined) {
+    // Printed once, to the terminal only: it is not kept anywhere but this process's memory.
+    process.stdout.write(`\nDevelopment API key (embedded mode, valid until this process stops):\n  ${devKey}\n\n`);
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * The gateway: small plugins, each owning one concern, registered here in the order a request
+ * meets them (ids and metrics, authentication, rate limits, metering, errors), then the routes.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { loggerOptions } from '@svc/shared';
+import { createJobRunner } from './operation.ts';
+import authPlugin from './plugins/auth.ts';
+import errorsPlugin from './plugins/errors.ts';
+import meteringPlugin from './plugins/metering.ts';
+import observabilityPlugin from './plugins/observability.ts';
+import openapiPlugin from './plugins/openapi.ts';
+import rateLimitPlugin from './plugins/rate-limit.ts';
+import { plainSerializerCompiler, zodValidatorCompiler } from './plugins/validation.ts';
+import { healthRoutes } from './routes/health.ts';
+import { qrRoutes } from './routes/qr.ts';
+import { usageRoutes } from './routes/usage.ts';
+import { verifyRoutes } from './routes/verify.ts';
+import type { GatewayDeps } from './types.ts';
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface GatewayApp {
+  app: FastifyInstance;
+  /** Stops readiness and new work (SIGTERM); in-flight requests still finish. */
+  drain(): void;
+}
+
+export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
+  const { config, metrics } = deps;
+  let accepting = true;
+  const app = Fastify({
+    logger: loggerOptions(config.LOG_LEVEL, 'gateway'),
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Take the caller's request id when it is sane, else make one: it is echoed and logged.
+    genReqId: (request) => {
+      const sent = request.headers['x-request-id'];
+      return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
+    },
+    requestTimeout: 120_000,
+    connectionTimeout: 10_000,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  app.setValidatorCompiler(zodValidatorCompiler);
+  app.setSerializerCompiler(plainSerializerCompiler);
+  // Only JSON bodies are accepted: a text body is 415, not a string to validate.
+  app.removeContentTypeParser(['text/plain']);
+
+  await app.register(observabilityPlugin, { metrics });
+  await app.register(errorsPlugin);
+  await app.register(authPlugin, { keys: deps.keys });
+  await app.register(rateLimitPlugin, {
+    limits: config.rateLimits,
+    windowMs: config.RATE_LIMIT_WINDOW_MS,
+    redis: deps.rateLimitRedis,
+    redisPrefix: config.REDIS_PREFIX,
+    onRejected: (operation) => metrics.rateLimited.inc({ operation }),
+  });
+  await app.register(meteringPlugin, { meter: deps.meter, freeAllowances: config.freeAllowances, metrics });
+  await app.register(openapiPlugin, { version: '1.0.0' });
+
+  const runner = createJobRunner(deps.transport, config.requestDeadlineMs, metrics);
+  await app.register(healthRoutes, { transport: deps.transport, renderMetrics: deps.renderMetrics, isAcceptingWork: () => accepting });
+  await app.register(qrRoutes, { runner });
+  await app.register(verifyRoutes, { runner });
+  await app.register(usageRoutes, { meter: deps.meter, freeAllowances: config.freeAllowances });
+
+  return { app, drain: () => void (accepting = false) };
+}

@@ -1,0 +1,36 @@
+/**
+ * API keys: `sk_` + 32 base62 characters. Only a SHA-256 digest is ever stored; the digest also
+ * gives the key's public id (its first 16 hex digits), which meters and rate limits use so that
+ * no key reaches Redis or a log line.
+ */
+import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+export function generateApiKey(): string {
+  let body = '';
+  for (let i = 0; i < 32; i += 1) body += BASE62[randomInt(62)];
+  return `sk_${body}`;
+}
+
+export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
+
+export const keyIdOf = (hash: string): string => hash.slice(0, 16);
+
+/** Compares two hex digests without leaking where they differ. */
+export function digestsEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** RFC 6750 b64token after `Bearer `; anything else is a malformed credential. */
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/;
+
+export type PresentedCredential = { kind: 'missing' } | { kind: 'malformed' } | { kind: 'token'; token: string };
+
+export function parseAuthorization(header: string | undefined): PresentedCredential {
+  if (header === undefined || header === '') return { kind: 'missing' };
+  const match = BEARER.exec(header);
+  return match?.[1] === undefined || match[1].length > 256 ? { kind: 'malformed' } : { kind: 'token', token: match[1] };
+}

@@ -1,0 +1,42 @@
+/** The distributed gateway: jobs over BullMQ, keys, meters and rate limits in Redis. */
+import { BullTransport, QR_JOB, VERIFY_JOB, createGatewayMetrics, createLogger, createRedis, createRegistry, type Config } from '@svc/shared';
+import { buildGateway, type GatewayApp } from './app.ts';
+import { serve } from './server.ts';
+import { RedisKeyStore } from './stores/redis-key-store.ts';
+import { RedisMeter } from './stores/redis-meter.ts';
+
+export interface DistributedGateway {
+  gateway: GatewayApp;
+  keys: RedisKeyStore;
+  transport: BullTransport;
+  /** Close these after the HTTP server, in order. */
+  closers: Array<() => Promise<void>>;
+}
+
+export async function buildDistributedGateway(config: Config): Promise<DistributedGateway> {
+  const url = config.REDIS_URL;
+  if (url === undefined) throw new Error('REDIS_URL is required for the distributed gateway; `npm start` without it runs embedded mode.');
+  const registry = createRegistry({ service: 'gateway' });
+  const redis = createRedis(url, 'request', 'gateway-store');
+  const transport = await BullTransport.create({ url, redisPrefix: config.REDIS_PREFIX, kinds: [QR_JOB, VERIFY_JOB] });
+  const keys = new RedisKeyStore(redis, config.REDIS_PREFIX);
+  const gateway = await buildGateway({
+    config,
+    transport,
+    keys,
+    meter: new RedisMeter(redis, config.REDIS_PREFIX),
+    rateLimitRedis: redis,
+    metrics: createGatewayMetrics(registry),
+    renderMetrics: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+    logger: createLogger(config.LOG_LEVEL, 'gateway'),
+  });
+  return { gateway, keys, transport, closers: [() => transport.close(), async () => void (await redis.quit())] };
+}
+
+export async function startDistributedGateway(config: Config): Promise<string> {
+  const logger = createLogger(config.LOG_LEVEL, 'gateway');
+  const { gateway, closers } = await buildDistributedGateway(config);
+  const address = await serve(gateway, { config, logger, closers });
+  logger.info({ address, mode: 'distributed' }, 'gateway listening');
+  return address;
+}

@@ -1,0 +1,9 @@
+export { buildGateway, BODY_LIMIT_BYTES, type GatewayApp } from './app.ts';
+export { serve } from './server.ts';
+export { buildDistributedGateway, startDistributedGateway, type DistributedGateway } from './distributed.ts';
+export { MemoryKeyStore, type KeyStore, type ApiKeyRecord } from './stores/key-store.ts';
+export { RedisKeyStore } from './stores/redis-key-store.ts';
+export { MemoryMeter, type Meter } from './stores/meter.ts';
+export { RedisMeter } from './stores/redis-meter.ts';
+export { generateApiKey, hashApiKey } from './auth/api-keys.ts';
+export type { GatewayDeps } from './types.ts';

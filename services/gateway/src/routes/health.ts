@@ -1,0 +1,26 @@
+import { ApiError, type JobTransport } from '@svc/shared';
+import type { FastifyInstance } from 'fastify';
+import { sendError } from '../plugins/errors.ts';
+
+export interface HealthOptions {
+  transport: JobTransport;
+  renderMetrics: () => Promise<{ contentType: string; body: string }>;
+  /** False once the process is draining (SIGTERM): load balancers stop sending new requests. */
+  isAcceptingWork: () => boolean;
+}
+
+export async function healthRoutes(app: FastifyInstance, options: HealthOptions): Promise<void> {
+  const hidden = { schema: { hide: true } };
+  app.get('/healthz', hidden, async () => ({ status: 'ok' }));
+  app.get('/readyz', hidden, async (_request, reply) => {
+    if (!options.isAcceptingWork()) return sendError(reply, new ApiError('service_unavailable', 'Shutting down.', { headers: { 'Retry-After': '5' } }));
+    if (!(await options.transport.isReady())) {
+      return sendError(reply, new ApiError('service_unavailable', 'The job backend is not reachable.', { headers: { 'Retry-After': '5' } }));
+    }
+    return { status: 'ready', transport: options.transport.kind };
+  });
+  app.get('/metrics', hidden, async (_request, reply) => {
+    const { contentType, body } = await options.renderMetrics();
+    return reply.type(contentType).send(body);
+  });
+}

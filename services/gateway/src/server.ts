@@ -1,0 +1,31 @@
+/**
+ * Listening and graceful shutdown, shared by the distributed gateway and embedded mode.
+ * SIGTERM: readiness turns false at once, the server stops taking connections, in-flight
+ * requests finish (each bounded by its own deadline, the whole by SHUTDOWN_GRACE_MS), then the
+ * job transport and Redis connections close.
+ */
+import { exitOnSignals, type Config, type Logger } from '@svc/shared';
+import type { GatewayApp } from './app.ts';
+
+export interface ServeOptions {
+  config: Config;
+  logger: Logger;
+  /** Closed after the HTTP server, in order (transport, workers, Redis). */
+  closers: Array<() => Promise<void>>;
+}
+
+export async function serve(gateway: GatewayApp, options: ServeOptions): Promise<string> {
+  const address = await gateway.app.listen({ port: options.config.PORT, host: options.config.HOST });
+  const shutdown = async () => {
+    gateway.drain();
+    const hardStop = setTimeout(() => {
+      options.logger.error('in-flight requests outlived SHUTDOWN_GRACE_MS; exiting');
+      process.exit(1);
+    }, options.config.SHUTDOWN_GRACE_MS);
+    hardStop.unref();
+    await gateway.app.close();
+    for (const close of options.closers) await close().catch((error: unknown) => options.logger.error({ err: error }, 'close failed'));
+  };
+  exitOnSignals(shutdown, options.logger);
+  return address;
+}

@@ -1,0 +1,93 @@
+/**
+ * Keys in Redis: one hash per key at `<prefix>:apikey:<sha256>` and a set of all digests for
+ * listing. A lookup is one HGETALL by digest; the digest is then compared in constant time.
+ */
+import { OPERATION_IDS, type OperationId, type Redis } from '@svc/shared';
+import { z } from 'zod';
+import { digestsEqual, hashApiKey, keyIdOf } from '../auth/api-keys.ts';
+import type { ApiKeyRecord, KeyStore } from './key-store.ts';
+
+const allowanceSchema = z.partialRecord(z.enum(OPERATION_IDS), z.number().int().min(0));
+
+export class RedisKeyStore implements KeyStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  private keyOf(hash: string): string {
+    return `${this.prefix}:apikey:${hash}`;
+  }
+
+  private get indexKey(): string {
+    return `${this.prefix}:apikeys`;
+  }
+
+  async authenticate(token: string): Promise<ApiKeyRecord | null> {
+    const hash = hashApiKey(token);
+    const fields = await this.redis.hgetall(this.keyOf(hash));
+    if (fields.hash === undefined || !digestsEqual(fields.hash, hash)) return null;
+    return toRecord(fields);
+  }
+
+  async create(name: string, key: string, freeAllowance: Partial<Record<OperationId, number>> = {}): Promise<ApiKeyRecord> {
+    const hash = hashApiKey(key);
+    const record: ApiKeyRecord = { id: keyIdOf(hash), name, createdAt: new Date().toISOString(), revoked: false, freeAllowance };
+    await this.redis
+      .multi()
+      .hset(this.keyOf(hash), { hash, id: record.id, name, createdAt: record.createdAt, revoked: '0', freeAllowance: JSON.stringify(freeAllowance) })
+      .sadd(this.indexKey, hash)
+      .exec();
+    return record;
+  }
+
+  async list(): Promise<ApiKeyRecord[]> {
+    const hashes = await this.redis.smembers(this.indexKey);
+    const pipeline = this.redis.pipeline();
+    for (const hash of hashes) pipeline.hgetall(this.keyOf(hash));
+    const rows = (await pipeline.exec()) ?? [];
+    return rows
+      .map(([, fields]) => fields as Record<string, string>)
+      .filter((fields) => fields.hash !== undefined)
+      .map(toRecord)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  async revoke(idOrName: string): Promise<number> {
+    return this.update(idOrName, () => ({ revoked: '1' }));
+  }
+
+  async setAllowance(idOrName: string, operation: OperationId, calls: number | null): Promise<number> {
+    return this.update(idOrName, (record) => {
+      const next = { ...record.freeAllowance };
+      if (calls === null) delete next[operation];
+      else next[operation] = calls;
+      return { freeAllowance: JSON.stringify(next) };
+    });
+  }
+
+  private async update(idOrName: string, change: (record: ApiKeyRecord) => Record<string, string>): Promise<number> {
+    const hashes = await this.redis.smembers(this.indexKey);
+    let count = 0;
+    for (const hash of hashes) {
+      const fields = await this.redis.hgetall(this.keyOf(hash));
+      if (fields.hash === undefined) continue;
+      const record = toRecord(fields);
+      if (record.id !== idOrName && record.name !== idOrName) continue;
+      await this.redis.hset(this.keyOf(hash), change(record));
+      count += 1;
+    }
+    return count;
+  }
+}
+
+function toRecord(fields: Record<string, string>): ApiKeyRecord {
+  const allowance = allowanceSchema.safeParse(JSON.parse(fields.freeAllowance ?? '{}'));
+  return {
+    id: fields.id ?? '',
+    name: fields.name ?? '',
+    createdAt: fields.createdAt ?? '',
+    revoked: fields.revoked === '1',
+    freeAllowance: allowance.success ? allowance.data : {},
+  };
+}

@@ -1,0 +1,36 @@
+import type { GatewayMetrics, JobTransport, Logger, OperationId, Config } from '@svc/shared';
+import type { KeyStore, ApiKeyRecord } from './stores/key-store.ts';
+import type { Meter } from './stores/meter.ts';
+import type { Redis } from '@svc/shared';
+
+/** Everything the gateway needs from outside; main.ts and scripts/start.ts assemble it per mode. */
+export interface GatewayDeps {
+  config: Config;
+  transport: JobTransport;
+  keys: KeyStore;
+  meter: Meter;
+  /** Shared rate-limit store in distributed mode; in-memory counters when absent. */
+  rateLimitRedis?: Redis;
+  metrics: GatewayMetrics;
+  /** Text exposition of every metric of this process. */
+  renderMetrics: () => Promise<{ contentType: string; body: string }>;
+  logger: Logger;
+}
+
+export interface Identity {
+  /** The authenticated key, or null (missing, malformed, unknown or revoked). */
+  key: ApiKeyRecord | null;
+  credential: 'missing' | 'malformed' | 'unknown' | 'revoked' | 'valid';
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    identity: Identity;
+    /** The billable operation this request performs, once known. */
+    operation: OperationId | undefined;
+    startedAt: number;
+  }
+  interface FastifyContextConfig {
+    operation?: OperationId;
+  }
+}

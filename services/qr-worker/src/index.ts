@@ -1,0 +1,9 @@
+import { QR_JOB, registerHandler } from '@svc/shared';
+import { renderQr } from './render.ts';
+
+export { renderQr } from './render.ts';
+export { encode, type ModuleMatrix } from './encode.ts';
+export { renderSvg } from './svg.ts';
+export { matrixBody } from './matrix.ts';
+
+export const qrJobHandler = registerHandler(QR_JOB, async (payload) => renderQr(payload));

@@ -1,0 +1,14 @@
+/** The distributed QR worker: renders `qr` jobs from BullMQ. */
+import { createLogger, createRegistry, exitOnSignals, loadConfig, runWorkerProcess } from '@svc/shared';
+import { qrJobHandler } from './index.ts';
+
+const config = loadConfig();
+const logger = createLogger(config.LOG_LEVEL, 'qr-worker');
+const worker = await runWorkerProcess({
+  config,
+  handlers: [qrJobHandler],
+  concurrency: config.QR_WORKER_CONCURRENCY,
+  registry: createRegistry({ service: 'qr-worker' }),
+  logger,
+});
+exitOnSignals(worker.close, logger);

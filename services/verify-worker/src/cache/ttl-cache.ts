@@ -1,0 +1,59 @@
+/**
+ * Caches of what probing learnt (per-address outcomes, per-domain catch-all), so that a repeated
+ * address or domain costs no probe. In memory in embedded mode, in Redis in distributed mode
+ * (shared by every verify-worker). Values are JSON and re-validated on read.
+ */
+import type { Redis } from '@svc/shared';
+import type { z } from 'zod';
+
+export interface TtlCache<T> {
+  get(key: string): Promise<T | undefined>;
+  set(key: string, value: T, ttlSeconds: number): Promise<void>;
+}
+
+export class MemoryTtlCache<T> implements TtlCache<T> {
+  private readonly entries = new Map<string, { value: T; expiresAt: number }>();
+
+  constructor(
+    private readonly maxEntries = 100_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async get(key: string): Promise<T | undefined> {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt <= this.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  async set(key: string, value: T, ttlSeconds: number): Promise<void> {
+    if (ttlSeconds <= 0) return;
+    // Maps iterate in insertion order: dropping the first entry drops the oldest.
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, { value, expiresAt: this.now() + ttlSeconds * 1_000 });
+  }
+}
+
+export class RedisTtlCache<T> implements TtlCache<T> {
+  constructor(
+    private readonly redis: Redis,
+    private readonly namespace: string,
+    private readonly schema: z.ZodType<T>,
+  ) {}
+
+  async get(key: string): Promise<T | undefined> {
+    // A cache that cannot be read is a miss, never a failed batch.
+    const raw = await this.redis.get(`${this.namespace}:${key}`).catch(() => null);
+    if (raw === null) return undefined;
+    const parsed = this.schema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : undefined;
+  }
+
+  async set(key: string, value: T, ttlSeconds: number): Promise<void> {
+    if (ttlSeconds <= 0) return;
+    await this.redis.set(`${this.namespace}:${key}`, JSON.stringify(value), 'EX', ttlSeconds).catch(() => undefined);
+  }
+}

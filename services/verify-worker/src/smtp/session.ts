@@ -1,0 +1,198 @@
+/**
+ * One probing SMTP session: banner, EHLO (HELO fallback), opportunistic STARTTLS, one MAIL FROM and
+ * the RCPTs (one flight under PIPELINING), then QUIT without waiting for its reply. Never sends DATA.
+ */
+import { SmtpChannel, SmtpIoError } from './channel.ts';
+import { ConnectError, openConnection } from './connect.ts';
+import { assertIpAddress, assertSafeHeloName, assertSafeRecipient, assertSafeSender, needsSmtpUtf8 } from './guard.ts';
+import { ehloKeywords, publicReply, type ParsedReply } from './reply-parser.ts';
+import type { SmtpFailure, SmtpReply, SmtpSessionRequest, SmtpSessionResult, SmtpStage } from './types.ts';
+
+export type * from './types.ts';
+
+/** How long a finished session waits for the server to close after QUIT before closing itself. */
+const QUIT_GRACE_MS = 2000;
+
+/** Stops the session on a reply that leaves nothing more to learn (421, refused banner, MAIL refused). */
+class ReplyStop extends Error {
+  constructor(readonly reply: ParsedReply) {
+    super(`reply ${reply.code}`);
+  }
+}
+
+/**
+ * Resolves with what was learnt; rejects only on unsafe input (before any connection).
+ * STARTTLS: a refused STARTTLS (454, 5xx) continues in plaintext on the same connection, as RFC 3207
+ * allows; a failed TLS handshake redoes the session once in plaintext on a new connection
+ * (`tlsFallback`), since a probe carries no message content worth refusing to send in the clear.
+ */
+export async function runSmtpSession(request: SmtpSessionRequest): Promise<SmtpSessionResult> {
+  assertIpAddress(request.host);
+  assertSafeHeloName(request.heloName);
+  assertSafeSender(request.mailFrom);
+  for (const r of request.recipients) assertSafeRecipient(r);
+  const first = new Session(request, true);
+  await first.run();
+  if (!first.retryInPlaintext || request.signal?.aborted) return first.result;
+  const second = new Session(request, false);
+  await second.run();
+  return { ...second.result, tlsFallback: true, connections: first.result.connections + second.result.connections };
+}
+
+export function isTooManyRecipients(reply: SmtpReply): boolean {
+  // RFC 5321 §4.5.3.1.10: 452 is right, old servers say 552; both mean "send the rest later".
+  if (reply.code !== 452 && reply.code !== 552) return false;
+  return reply.enhanced?.endsWith('.5.3') === true || /too many recipients/i.test(reply.text);
+}
+
+class Session {
+  readonly result: SmtpSessionResult = {
+    capabilities: { esmtp: false, pipelining: false, starttls: false, smtputf8: false },
+    rcpt: [],
+    unanswered: [],
+    skippedNeedsSmtpUtf8: [],
+    tooManyRecipients: false,
+    tlsFallback: false,
+    connections: 0,
+  };
+  retryInPlaintext = false;
+  private stage: SmtpStage = 'connect';
+  private channel: SmtpChannel | undefined;
+  private toSend: string[];
+
+  constructor(
+    private readonly req: SmtpSessionRequest,
+    private readonly tlsAllowed: boolean,
+  ) {
+    this.toSend = [...req.recipients];
+  }
+
+  async run(): Promise<void> {
+    try {
+      await this.converse();
+    } catch (err) {
+      this.result.failure = this.toFailure(err);
+    }
+    this.result.unanswered = this.toSend.slice(this.result.rcpt.length);
+    const kind = this.result.failure?.kind;
+    if (!kind || kind === 'reply') this.channel?.quit(QUIT_GRACE_MS);
+    else this.channel?.destroy();
+  }
+
+  private async converse(): Promise<void> {
+    const { req } = this;
+    const deadline = Date.now() + req.connectTimeoutMs;
+    const socket = await openConnection({ host: req.host, port: req.port, timeoutMs: req.connectTimeoutMs, signal: req.signal, socksProxy: req.socksProxy });
+    this.result.connections++;
+    this.channel = new SmtpChannel(socket, req.signal);
+    this.stage = 'banner';
+    const banner = await this.read(Math.max(1, deadline - Date.now()));
+    this.result.banner = publicReply(banner);
+    if (banner.code !== 220) throw new ReplyStop(banner);
+
+    this.stage = 'ehlo';
+    let keywords = await this.hello();
+    if (this.tlsAllowed && keywords.has('STARTTLS')) {
+      this.stage = 'starttls';
+      if (await this.startTls()) {
+        this.stage = 'ehlo';
+        keywords = await this.hello();
+      }
+    }
+    this.planRecipients();
+    if (this.toSend.length === 0) return;
+    await this.transaction();
+  }
+
+  /** EHLO, or HELO when EHLO is refused permanently (a pre-ESMTP server). Returns EHLO keywords. */
+  private async hello(): Promise<Set<string>> {
+    const caps = this.result.capabilities;
+    const ehlo = await this.command(`EHLO ${this.req.heloName}`);
+    if (ehlo.code === 250) {
+      const keywords = ehloKeywords(ehlo);
+      Object.assign(caps, { esmtp: true, pipelining: keywords.has('PIPELINING'), smtputf8: keywords.has('SMTPUTF8') });
+      return keywords;
+    }
+    if (ehlo.code < 500) throw new ReplyStop(ehlo);
+    const helo = await this.command(`HELO ${this.req.heloName}`);
+    if (helo.code !== 250) throw new ReplyStop(helo);
+    Object.assign(caps, { esmtp: false, pipelining: false, smtputf8: false });
+    return new Set();
+  }
+
+  /** True when upgraded. A refusal other than 421 keeps the plaintext session (RFC 3207 §4). */
+  private async startTls(): Promise<boolean> {
+    const reply = await this.command('STARTTLS');
+    if (reply.code === 421) throw new ReplyStop(reply);
+    if (reply.code !== 220) return false;
+    const channel = this.requireChannel();
+    try {
+      await channel.startTls(this.req.servername, this.req.commandTimeoutMs);
+    } catch (err) {
+      if (err instanceof SmtpIoError && err.tlsHandshake) this.retryInPlaintext = true;
+      throw err;
+    }
+    this.result.capabilities.starttls = true;
+    return true;
+  }
+
+  private planRecipients(): void {
+    if (this.result.capabilities.smtputf8) return;
+    this.result.skippedNeedsSmtpUtf8 = this.toSend.filter(needsSmtpUtf8);
+    this.toSend = this.toSend.filter((a) => !needsSmtpUtf8(a));
+  }
+
+  private async transaction(): Promise<void> {
+    const { req, result } = this;
+    const channel = this.requireChannel();
+    const utf8 = this.toSend.some(needsSmtpUtf8);
+    const mail = `MAIL FROM:<${req.mailFrom}>${utf8 ? ' SMTPUTF8' : ''}\r\n`;
+    const rcpts = this.toSend.map((a) => `RCPT TO:<${a}>\r\n`);
+    const pipelined = result.capabilities.pipelining;
+    this.stage = 'mail';
+    // RFC 2920: MAIL and every RCPT in one write, replies read back in order.
+    channel.write(pipelined ? mail + rcpts.join('') : mail);
+    const mailReply = await this.read(req.commandTimeoutMs);
+    result.mailFromReply = publicReply(mailReply);
+    if (mailReply.code < 200 || mailReply.code > 299) throw new ReplyStop(mailReply);
+
+    this.stage = 'rcpt';
+    for (const [i, address] of this.toSend.entries()) {
+      if (!pipelined) channel.write(rcpts[i] ?? '');
+      const reply = await this.read(req.commandTimeoutMs);
+      if (isTooManyRecipients(reply)) {
+        result.tooManyRecipients = true;
+        return;
+      }
+      if (reply.code === 421) throw new ReplyStop(reply);
+      result.rcpt.push({ address, reply: publicReply(reply) });
+    }
+  }
+
+  private async command(line: string): Promise<ParsedReply> {
+    this.requireChannel().write(`${line}\r\n`);
+    return this.read(this.req.commandTimeoutMs);
+  }
+
+  private async read(timeoutMs: number): Promise<ParsedReply> {
+    const reply = await this.requireChannel().read(timeoutMs);
+    try {
+      this.req.onReply?.(reply.code);
+    } catch {
+      // Metrics must never break a probe.
+    }
+    return reply;
+  }
+
+  private requireChannel(): SmtpChannel {
+    if (!this.channel) throw new Error('no connection');
+    return this.channel;
+  }
+
+  private toFailure(err: unknown): SmtpFailure {
+    if (err instanceof ConnectError) return { stage: 'connect', kind: err.kind, detail: err.message };
+    if (err instanceof ReplyStop) return { stage: this.stage, kind: 'reply', reply: publicReply(err.reply) };
+    if (err instanceof SmtpIoError) return { stage: this.stage, kind: err.kind, detail: err.message };
+    return { stage: this.stage, kind: 'error', detail: err instanceof Error ? err.message : String(err) };
+  }
+}

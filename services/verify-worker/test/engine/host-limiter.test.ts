@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { HostLimiter } from '../../src/engine/host-limiter.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('HostLimiter', () => {
+  it('never runs more than N tasks per host at once, and other hosts are not held up', async () => {
+    const limiter = new HostLimiter(2);
+    const signal = new AbortController().signal;
+    const running = new Map<string, number>();
+    const peak = new Map<string, number>();
+    const task = (host: string) => async () => {
+      running.set(host, (running.get(host) ?? 0) + 1);
+      peak.set(host, Math.max(peak.get(host) ?? 0, running.get(host)!));
+      await sleep(20);
+      running.set(host, running.get(host)! - 1);
+    };
+    const started = Date.now();
+    let otherDoneAt = 0;
+    await Promise.all([
+      ...Array.from({ length: 6 }, () => limiter.run('10.0.0.1', signal, task('10.0.0.1'))),
+      limiter.run('10.0.0.2', signal, task('10.0.0.2')).then(() => (otherDoneAt = Date.now())),
+    ]);
+    expect(peak.get('10.0.0.1')).toBe(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(55); // 6 tasks, 2 at a time, 20 ms each
+    expect(otherDoneAt - started).toBeLessThan(45); // did not wait behind the first host's queue
+  });
+
+  it('serves waiters in order', async () => {
+    const limiter = new HostLimiter(1);
+    const signal = new AbortController().signal;
+    const order: number[] = [];
+    await Promise.all([1, 2, 3, 4].map((n) => limiter.run('h', signal, async () => void order.push(n))));
+    expect(order).toEqual([1, 2, 3, 4]);
+  });
+
+  it('a waiter whose deadline passes leaves the queue with the abort reason, and the slot is not lost', async () => {
+    const limiter = new HostLimiter(1);
+    const blocker = limiter.run('h', new AbortController().signal, () => sleep(50));
+    const controller = new AbortController();
+    const waiting = limiter.run('h', controller.signal, async () => 'never');
+    controller.abort(new Error('deadline'));
+    await expect(waiting).rejects.toThrow('deadline');
+    await blocker;
+    await expect(limiter.run('h', new AbortController().signal, async () => 'next')).resolves.toBe('next');
+  });
+});

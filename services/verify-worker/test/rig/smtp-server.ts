@@ -1,0 +1,421 @@
+/**
+ * Scripted SMTP server for tests and benchmarks. Each behaviour is one real mail servers show.
+ * Several run on 127.0.0.2, 127.0.0.3, ... on ONE port, since the verifier probes a single port.
+ */
+import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import net from 'node:net';
+import { StringDecoder } from 'node:string_decoder';
+import { setTimeout as sleep } from 'node:timers/promises';
+import tls from 'node:tls';
+
+/** `text` may start with an enhanced code; `\n` in it makes a multi-line reply. */
+export interface RigReply {
+  code: number;
+  text: string;
+}
+
+export type MailboxBehaviour = 'accept' | 'unknown' | 'full' | 'disabled' | 'policy' | 'greylist' | RigReply;
+export type RigStage = 'banner' | 'ehlo' | 'starttls' | 'mail' | 'rcpt' | 'quit';
+
+export interface SmtpServerScript {
+  /** Name in the banner and EHLO reply. */
+  hostname?: string;
+  /** Accept the TCP connection, then close it (FIN) or reset it (RST) at once. To refuse at TCP level, start no server on that address. */
+  refuse?: 'close' | 'reset';
+  /** Default `220 <hostname> ESMTP`; any other code closes the connection after it (like 421). */
+  banner?: RigReply;
+  /** Never answer at that stage, or answer `delayMs` late. */
+  tarpit?: { at: RigStage; delayMs?: number };
+  /** `reject`: EHLO gets `500 5.5.1`, only HELO works. */
+  ehlo?: 'accept' | 'reject';
+  pipelining?: boolean; // default true
+  smtputf8?: boolean; // default false
+  /** `broken`: answers 220 to STARTTLS, then sends garbage instead of a TLS handshake. */
+  starttls?: 'off' | 'offered' | 'required' | 'broken'; // default off
+  /** Refuse STARTTLS with this reply (e.g. 454 4.7.0). */
+  starttlsReply?: RigReply;
+  /** Accepted mailboxes (case-insensitive); everything else is unknown unless catchAll. */
+  users?: string[];
+  mailboxes?: Record<string, MailboxBehaviour>;
+  catchAll?: boolean;
+  /** `451 4.7.1` for the first attempt of each (sender, recipient) pair, or until minDelayMs passed. */
+  greylist?: boolean | { minDelayMs: number };
+  /** Answer MAIL FROM with this (e.g. `550 5.7.1 Client host blocked using zen.spamhaus.org`). */
+  mailFromReply?: RigReply;
+  /** Answer every RCPT with this (policy block). */
+  rcptReply?: RigReply;
+  /** `452 4.5.3 Too many recipients` after this many RCPTs in one transaction. */
+  maxRecipients?: number;
+  /** Close the connection when RCPT number N+1 arrives (after answering N). */
+  dropAfterRcpts?: number;
+  /** Each reply this long after its own command arrived (pipelined replies overlap), order kept. */
+  replyDelayMs?: number;
+  /** Default replyDelayMs. */
+  bannerDelayMs?: number;
+}
+
+export interface TranscriptEntry {
+  dir: 'in' | 'out';
+  line: string;
+  at: number;
+  tls: boolean;
+}
+
+export interface RigSmtpServer {
+  readonly host: string;
+  readonly port: number;
+  /** The live script: tests may change it between sessions. */
+  script: SmtpServerScript;
+  readonly connections: number;
+  /** Connections that sent EHLO or HELO. */
+  readonly sessions: number;
+  /** MAIL FROM commands accepted. */
+  readonly transactions: number;
+  readonly open: number;
+  readonly maxOpen: number;
+  /** Every command line received, per connection. */
+  readonly commands: string[][];
+  readonly transcripts: TranscriptEntry[][];
+  close(): Promise<void>;
+}
+
+const MAX_LINE = 4096;
+
+/** `port: 0` picks a free port (read it back from `port`). */
+export async function startSmtpServer(options: SmtpServerScript & { host: string; port: number }): Promise<RigSmtpServer> {
+  const { host, port, ...script } = options;
+  const sockets = new Set<net.Socket>();
+  const greylist = new Map<string, number>();
+  const stats = { connections: 0, sessions: 0, transactions: 0, open: 0, maxOpen: 0 };
+  const commands: string[][] = [];
+  const transcripts: TranscriptEntry[][] = [];
+  const rig = {
+    host,
+    port,
+    script,
+    commands,
+    transcripts,
+    get connections() { return stats.connections; },
+    get sessions() { return stats.sessions; },
+    get transactions() { return stats.transactions; },
+    get open() { return stats.open; },
+    get maxOpen() { return stats.maxOpen; },
+    close: (): Promise<void> =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+  const server = net.createServer((socket) => {
+    stats.connections++;
+    stats.open++;
+    stats.maxOpen = Math.max(stats.maxOpen, stats.open);
+    sockets.add(socket);
+    // Small replies written one by one must not wait for the client's delayed ACK (Nagle).
+    socket.setNoDelay(true);
+    socket.on('close', () => {
+      stats.open--;
+      sockets.delete(socket);
+    });
+    socket.on('error', () => {});
+    const log: TranscriptEntry[] = [];
+    transcripts.push(log);
+    commands.push([]);
+    new RigConnection(socket, rig.script, { log, commands: commands[commands.length - 1] ?? [], greylist, stats });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const bound = server.address();
+  if (typeof bound === 'object' && bound) rig.port = bound.port;
+  return rig;
+}
+
+/** A port free on every given address (127.0.0.x), for servers that must share one port. */
+export async function findFreePort(hosts: string[]): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, hosts[0] ?? '127.0.0.1', resolve));
+    const address = probe.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const others = hosts.slice(1).map(() => net.createServer());
+    const ok = await Promise.all(
+      others.map((s, i) => new Promise<boolean>((resolve) => s.once('error', () => resolve(false)).listen(port, hosts[i + 1], () => resolve(true)))),
+    );
+    await Promise.all([probe, ...others].map((s) => new Promise<void>((resolve) => (s.listening ? s.close(() => resolve()) : resolve()))));
+    if (ok.every(Boolean)) return port;
+  }
+  throw new Error(`no port free on all of ${hosts.join(', ')}`);
+}
+
+interface ConnectionContext {
+  log: TranscriptEntry[];
+  commands: string[];
+  greylist: Map<string, number>;
+  stats: { sessions: number; transactions: number };
+}
+
+type Action = { reply: RigReply } | { close: true } | { tls: 'ok' | 'broken' };
+
+/** One connection: commands are handled when they arrive; their replies go out in order, each when due. */
+class RigConnection {
+  private socket: net.Socket;
+  private buffer = '';
+  private readonly decoder = new StringDecoder('utf8');
+  private closing = false;
+  private out: Promise<void> = Promise.resolve();
+  private readonly done = new AbortController();
+  private greeted = false;
+  private counted = false;
+  private secure = false;
+  private upgrading = false;
+  private sender: string | undefined;
+  private utf8 = false;
+  private rcptCount = 0;
+  private readonly name: string;
+
+  constructor(
+    socket: net.Socket,
+    private readonly script: SmtpServerScript,
+    private readonly ctx: ConnectionContext,
+  ) {
+    this.socket = socket;
+    this.name = script.hostname ?? 'mx.rig.test';
+    socket.once('close', () => this.done.abort());
+    if (script.refuse) {
+      if (script.refuse === 'reset') socket.resetAndDestroy();
+      else socket.end();
+      return;
+    }
+    socket.on('data', this.onData);
+    const banner = script.banner ?? { code: 220, text: `${this.name} ESMTP rig` };
+    this.schedule(Date.now(), 'banner', script.bannerDelayMs, [{ reply: banner }, ...(banner.code === 220 ? [] : [{ close: true } as const])]);
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    this.buffer += this.decoder.write(chunk);
+    if (this.buffer.length > 64 * 1024) {
+      this.socket.destroy();
+      return;
+    }
+    for (let nl = this.buffer.indexOf('\n'); nl !== -1 && !this.upgrading; nl = this.buffer.indexOf('\n')) {
+      const line = this.buffer.slice(0, nl).replace(/\r$/, '');
+      this.buffer = this.buffer.slice(nl + 1);
+      this.record(line);
+      if (line.length > MAX_LINE) this.schedule(Date.now(), undefined, undefined, [{ reply: { code: 500, text: '5.5.2 Line too long' } }]);
+      else this.handle(line);
+    }
+    // RFC 3207 §5: plaintext sent after STARTTLS must not be acted upon; it is recorded, then dropped.
+    if (this.upgrading && this.buffer !== '') {
+      for (const line of this.buffer.split(/\r?\n/).filter(Boolean)) this.record(line);
+      this.buffer = '';
+    }
+  };
+
+  private record(line: string): void {
+    this.ctx.commands.push(line);
+    this.ctx.log.push({ dir: 'in', line, at: Date.now(), tls: this.secure });
+  }
+
+  private handle(line: string): void {
+    const now = Date.now();
+    const verb = (line.split(' ')[0] ?? '').toUpperCase();
+    const answer = (stage: RigStage | undefined, ...actions: Action[]): void => this.schedule(now, stage, undefined, actions);
+    const reply = (code: number, text: string): Action => ({ reply: { code, text } });
+    switch (verb) {
+      case 'EHLO':
+        this.hello();
+        if (this.script.ehlo === 'reject') return answer('ehlo', reply(500, '5.5.1 Command unrecognized'));
+        return answer('ehlo', reply(250, this.ehloLines().join('\n')));
+      case 'HELO':
+        this.hello();
+        return answer('ehlo', reply(250, this.name));
+      case 'STARTTLS': {
+        const mode = this.script.starttls ?? 'off';
+        if (mode === 'off' || this.secure || this.script.ehlo === 'reject') return answer('starttls', reply(502, '5.5.1 STARTTLS not available'));
+        if (this.script.starttlsReply) return answer('starttls', { reply: this.script.starttlsReply });
+        this.upgrading = true;
+        this.socket.pause();
+        return answer('starttls', reply(220, '2.0.0 Ready to start TLS'), { tls: mode === 'broken' ? 'broken' : 'ok' });
+      }
+      case 'MAIL':
+        return answer('mail', ...this.mail(line));
+      case 'RCPT':
+        return answer('rcpt', ...this.rcpt(line));
+      case 'RSET':
+        this.sender = undefined;
+        return answer(undefined, reply(250, '2.0.0 OK'));
+      case 'NOOP':
+        return answer(undefined, reply(250, '2.0.0 OK'));
+      case 'QUIT':
+        return answer('quit', reply(221, '2.0.0 Bye'), { close: true });
+      default:
+        return answer(undefined, reply(502, '5.5.2 Command not recognized'));
+    }
+  }
+
+  private hello(): void {
+    if (!this.counted) this.ctx.stats.sessions++;
+    this.counted = true;
+    this.greeted = true;
+    this.sender = undefined;
+  }
+
+  private ehloLines(): string[] {
+    const s = this.script;
+    const offerTls = (s.starttls ?? 'off') !== 'off' && !this.secure;
+    return [
+      this.name,
+      ...(s.pipelining === false ? [] : ['PIPELINING']),
+      'SIZE 35882577',
+      ...(offerTls ? ['STARTTLS'] : []),
+      'ENHANCEDSTATUSCODES',
+      '8BITMIME',
+      ...(s.smtputf8 ? ['SMTPUTF8'] : []),
+    ];
+  }
+
+  private mail(line: string): Action[] {
+    const m = /^MAIL FROM:<([^>]*)>(.*)$/i.exec(line);
+    const r = (code: number, text: string): Action[] => [{ reply: { code, text } }];
+    if (!this.greeted) return r(503, '5.5.1 Send HELO/EHLO first');
+    if (!m) return r(501, '5.5.4 Syntax: MAIL FROM:<address>');
+    if (this.script.starttls === 'required' && !this.secure) return r(530, '5.7.0 Must issue a STARTTLS command first');
+    if (this.script.mailFromReply) return [{ reply: this.script.mailFromReply }];
+    const utf8 = /\bSMTPUTF8\b/i.test(m[2] ?? '');
+    if (utf8 && !this.script.smtputf8) return r(555, '5.5.4 Unsupported option: SMTPUTF8');
+    this.sender = m[1] ?? '';
+    this.utf8 = utf8;
+    this.rcptCount = 0;
+    this.ctx.stats.transactions++;
+    return r(250, '2.1.0 Ok');
+  }
+
+  private rcpt(line: string): Action[] {
+    const m = /^RCPT TO:<([^>]*)>/i.exec(line);
+    const r = (code: number, text: string): Action[] => [{ reply: { code, text } }];
+    if (this.sender === undefined) return r(503, '5.5.1 Need MAIL command');
+    if (!m) return r(501, '5.5.4 Syntax: RCPT TO:<address>');
+    const address = (m[1] ?? '').toLowerCase();
+    this.rcptCount++;
+    if (this.script.dropAfterRcpts !== undefined && this.rcptCount > this.script.dropAfterRcpts) return [{ close: true }];
+    if (this.script.maxRecipients !== undefined && this.rcptCount > this.script.maxRecipients) return r(452, '4.5.3 Too many recipients');
+    if (/[^\u0020-\u007e]/.test(address) && !this.utf8) return r(553, '5.6.7 Non-ASCII address needs SMTPUTF8');
+    if (this.script.rcptReply) return [{ reply: this.script.rcptReply }];
+    if (this.greylisted(address)) return r(451, '4.7.1 Greylisted, please try again later');
+    const behaviour = this.script.mailboxes?.[address] ?? (this.script.users?.some((u) => u.toLowerCase() === address) || this.script.catchAll ? 'accept' : 'unknown');
+    return [{ reply: mailboxReply(behaviour, address) }];
+  }
+
+  private greylisted(address: string): boolean {
+    const g = this.script.greylist;
+    if (!g) return false;
+    const key = `${this.sender}|${address}`;
+    const first = this.ctx.greylist.get(key);
+    if (first === undefined) this.ctx.greylist.set(key, Date.now());
+    return first === undefined || (typeof g === 'object' && Date.now() - first < g.minDelayMs);
+  }
+
+  private schedule(arrival: number, stage: RigStage | undefined, delayMs: number | undefined, actions: Action[]): void {
+    const tarpit = stage && this.script.tarpit?.at === stage ? this.script.tarpit : undefined;
+    const due = arrival + (delayMs ?? this.script.replyDelayMs ?? 0) + (tarpit?.delayMs ?? 0);
+    const signal = this.done.signal;
+    this.out = this.out
+      .then(async () => {
+        if (tarpit && tarpit.delayMs === undefined) await new Promise((resolve) => signal.addEventListener('abort', resolve));
+        const wait = due - Date.now();
+        if (wait > 0) await sleep(wait, undefined, { signal, ref: false });
+        for (const action of actions) if (!signal.aborted && !this.closing) await this.perform(action);
+      })
+      .catch(() => {});
+  }
+
+  private async perform(action: Action): Promise<void> {
+    if ('reply' in action) {
+      const lines = action.reply.text.split('\n');
+      const text = lines.map((l, i) => `${action.reply.code}${i < lines.length - 1 ? '-' : ' '}${l}`);
+      for (const line of text) this.ctx.log.push({ dir: 'out', line, at: Date.now(), tls: this.secure });
+      this.socket.write(text.map((l) => `${l}\r\n`).join(''));
+    } else if ('close' in action) {
+      this.closing = true;
+      this.socket.end();
+    } else if (action.tls === 'broken') {
+      // Answers the client's TLS hello with garbage, like a server whose TLS stack is misconfigured.
+      this.closing = true;
+      this.socket.off('data', this.onData).once('data', () => this.socket.end('this is not a TLS handshake\r\n')).resume();
+    } else {
+      await this.upgrade();
+    }
+  }
+
+  private async upgrade(): Promise<void> {
+    const plain = this.socket;
+    plain.off('data', this.onData);
+    const secure = new tls.TLSSocket(plain, { isServer: true, ...rigCertificate() });
+    secure.on('error', () => plain.destroy());
+    this.socket = secure;
+    await new Promise<void>((resolve) => secure.once('secure', resolve).once('close', resolve));
+    this.secure = true;
+    this.upgrading = false;
+    this.greeted = false;
+    this.sender = undefined;
+    secure.on('data', this.onData);
+  }
+}
+
+function mailboxReply(behaviour: MailboxBehaviour, address: string): RigReply {
+  if (typeof behaviour === 'object') return behaviour;
+  const replies: Record<Exclude<MailboxBehaviour, RigReply>, RigReply> = {
+    accept: { code: 250, text: '2.1.5 Ok' },
+    unknown: { code: 550, text: `5.1.1 <${address}>: Recipient address rejected: User unknown in virtual mailbox table` },
+    full: { code: 552, text: '5.2.2 Mailbox full' },
+    disabled: { code: 550, text: '5.2.1 Mailbox disabled, not accepting messages' },
+    policy: { code: 550, text: '5.7.1 Recipient rejected by policy' },
+    greylist: { code: 451, text: '4.7.1 Greylisted, please try again later' },
+  };
+  return replies[behaviour];
+}
+
+let certificate: { key: string; cert: string } | undefined;
+
+/** One self-signed certificate per process, made with node:crypto alone (no network, no openssl). */
+export function rigCertificate(): { key: string; cert: string } {
+  certificate ??= selfSignedCertificate('mx.rig.test');
+  return certificate;
+}
+
+function der(tag: number, ...parts: Buffer[]): Buffer {
+  const body = Buffer.concat(parts);
+  const n = body.length;
+  const length = n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : [0x82, n >> 8, n & 0xff];
+  return Buffer.concat([Buffer.from([tag, ...length]), body]);
+}
+
+function utcTime(date: Date): Buffer {
+  return der(0x17, Buffer.from(`${date.toISOString().replace(/[-:T]/g, '').slice(2, 14)}Z`));
+}
+
+/** A minimal X.509 v3 certificate (RFC 5280), ECDSA P-256 / SHA-256, no extensions. */
+export function selfSignedCertificate(commonName: string): { key: string; cert: string } {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const seq = (...parts: Buffer[]): Buffer => der(0x30, ...parts);
+  const ecdsaWithSha256 = seq(der(0x06, Buffer.from('2a8648ce3d040302', 'hex')));
+  const name = seq(der(0x31, seq(der(0x06, Buffer.from('550403', 'hex')), der(0x0c, Buffer.from(commonName)))));
+  const day = 86_400_000;
+  const tbs = seq(
+    der(0xa0, der(0x02, Buffer.from([2]))),
+    der(0x02, Buffer.concat([Buffer.from([0x01]), randomBytes(8)])),
+    ecdsaWithSha256,
+    name,
+    seq(utcTime(new Date(Date.now() - day)), utcTime(new Date(Date.now() + 365 * day))),
+    name,
+    publicKey.export({ type: 'spki', format: 'der' }),
+  );
+  const signature = der(0x03, Buffer.from([0]), sign('sha256', tbs, privateKey));
+  const body = seq(tbs, ecdsaWithSha256, signature).toString('base64').match(/.{1,64}/g) ?? [];
+  return {
+    key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    cert: `-----BEGIN CERTIFICATE-----\n${body.join('\n')}\n-----END CERTIFICATE-----\n`,
+  };
+}

@@ -1,0 +1,54 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { runSmtpSession } from '../../src/smtp/session.ts';
+import { findFreePort, startSmtpServer, type RigSmtpServer } from '../rig/smtp-server.ts';
+import { probe, useRig } from './helpers.ts';
+
+const rig = useRig();
+const extra: RigSmtpServer[] = [];
+afterEach(async () => {
+  await Promise.all(extra.splice(0).map((s) => s.close()));
+});
+
+describe('SMTP test rig', () => {
+  it('runs several scripted servers on one port across 127.0.0.x', async () => {
+    const hosts = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
+    const port = await findFreePort(hosts);
+    const [a, b, c] = await Promise.all([
+      startSmtpServer({ host: hosts[0] ?? '', port, users: ['x@a.test'] }),
+      startSmtpServer({ host: hosts[1] ?? '', port, catchAll: true }),
+      startSmtpServer({ host: hosts[2] ?? '', port, rcptReply: { code: 550, text: '5.7.1 blocked' } }),
+    ]);
+    extra.push(...[a, b, c].filter((s): s is RigSmtpServer => s !== undefined));
+    const results = await Promise.all(extra.map((s) => runSmtpSession(probe(s, ['x@a.test', 'y@a.test']))));
+    expect(results.map((r) => r.rcpt.map((x) => x.reply.code))).toEqual([[250, 550], [250, 250], [550, 550]]);
+    expect(extra.map((s) => [s.port, s.connections, s.sessions, s.transactions])).toEqual(extra.map(() => [port, 1, 1, 1]));
+  });
+
+  it('greylists the first attempt of a sender/recipient pair, then lets it through', async () => {
+    const server = await rig({ greylist: true, users: ['a@rig.test'] });
+    const first = await runSmtpSession(probe(server, ['a@rig.test', 'b@rig.test']));
+    expect(first.rcpt.map((r) => [r.reply.code, r.reply.enhanced])).toEqual([[451, '4.7.1'], [451, '4.7.1']]);
+    const second = await runSmtpSession(probe(server, ['a@rig.test', 'b@rig.test']));
+    expect(second.rcpt.map((r) => r.reply.code)).toEqual([250, 550]);
+  });
+
+  it('schedules each pipelined reply after its own command, in order', async () => {
+    const server = await rig({ catchAll: true, replyDelayMs: 100, bannerDelayMs: 0 });
+    await runSmtpSession(probe(server, ['a@rig.test', 'b@rig.test', 'c@rig.test']));
+    const log = server.transcripts[0] ?? [];
+    const mail = log.findIndex((e) => e.line.startsWith('MAIL'));
+    const mailAt = log[mail]?.at ?? 0;
+    const outs = log.filter((e, i) => e.dir === 'out' && i > mail);
+    expect(outs.map((e) => e.line.slice(0, 3))).toEqual(['250', '250', '250', '250']);
+    // All four replies come ~100 ms after the one flight, not 100 ms after each other.
+    expect((outs.at(-1)?.at ?? 0) - mailAt).toBeGreaterThanOrEqual(95);
+    expect((outs.at(-1)?.at ?? 0) - mailAt).toBeLessThan(250);
+  });
+
+  it('counts concurrent connections', async () => {
+    const server = await rig({ catchAll: true, replyDelayMs: 30 });
+    await Promise.all([1, 2, 3].map(() => runSmtpSession(probe(server, ['a@rig.test']))));
+    expect(server.connections).toBe(3);
+    expect(server.maxOpen).toBe(3);
+  });
+});

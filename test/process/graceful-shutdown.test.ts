@@ -1,0 +1,77 @@
+/**
+ * SIGTERM to a real gateway process under load: readiness turns false, every request already
+ * accepted gets its answer, then the process exits 0. A worker in this test holds each job for a
+ * while, so the requests are truly in flight when the signal lands.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QR_JOB, registerHandler, startBullWorker } from '@svc/shared';
+import { dropPrefix, testRedisUrl, uniquePrefix } from '@svc/shared/testing';
+import { RedisKeyStore, generateApiKey } from '@svc/gateway';
+import { createRedis } from '@svc/shared';
+import { renderQr } from '@svc/qr-worker';
+import type { Worker } from 'bullmq';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('graceful shutdown of the gateway process', () => {
+  const prefix = uniquePrefix('shutdown');
+  const key = generateApiKey();
+  let gateway: ChildProcess;
+  let worker: Worker;
+  let baseUrl: string;
+  let exitCode: Promise<number | null>;
+
+  beforeAll(async () => {
+    const url = testRedisUrl();
+    const redis = createRedis(url, 'request');
+    await new RedisKeyStore(redis, prefix).create('shutdown', key);
+    redis.disconnect();
+    const slowQr = registerHandler(QR_JOB, async (payload) => {
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      return renderQr(payload);
+    });
+    worker = startBullWorker(slowQr, { url, redisPrefix: prefix, concurrency: 50 });
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    gateway = spawn(process.execPath, ['--import', 'tsx', 'services/gateway/src/main.ts'], {
+      env: { ...process.env, REDIS_URL: url, REDIS_PREFIX: prefix, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', SHUTDOWN_GRACE_MS: '15000', RATE_LIMIT_QR_GENERATE: '0' },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    exitCode = new Promise((resolve) => gateway.once('exit', (code) => resolve(code)));
+    await expect.poll(async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.status, { timeout: 20_000, interval: 200 }).toBe(200);
+  });
+
+  afterAll(async () => {
+    gateway.kill('SIGKILL');
+    await worker.close();
+    await dropPrefix(testRedisUrl(), prefix);
+  });
+
+  it('answers every accepted request, turns unready, and exits 0', async () => {
+    const requests = Array.from({ length: 30 }, (_, i) =>
+      fetch(`${baseUrl}/v1/qr/qr?data=inflight-${i}`, { headers: { authorization: `Bearer ${key}` } }).then(
+        async (response) => ({ status: response.status, body: await response.text() }),
+        (error: unknown) => ({ status: 0, body: String(error) }),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    gateway.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Draining: a new request on a new connection is not accepted (refused or 503).
+    const during = await fetch(`${baseUrl}/readyz`).then((response) => response.status, () => 0);
+    expect([0, 503]).toContain(during);
+
+    const answers = await Promise.all(requests);
+    expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);
+    expect(answers.every((answer) => answer.body.startsWith('<svg'))).toBe(true);
+    await expect(exitCode).resolves.toBe(0);
+  }, 30_000);
+});

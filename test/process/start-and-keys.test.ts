@@ -1,0 +1,71 @@
+/**
+ * The README's promises, as processes: `npm start` with no configuration serves the product in
+ * embedded mode and prints a development key that gets a scannable QR code; `npm run keys`
+ * issues, lists and revokes keys in Redis, and the gateway honours them at once.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { dropPrefix, scanSvg, testRedisUrl, uniquePrefix } from '@svc/shared/testing';
+import { call, startServer } from '../support/servers.ts';
+
+const run = promisify(execFile);
+
+describe('npm start (embedded mode, nothing configured)', () => {
+  let child: ChildProcess | undefined;
+  afterAll(() => child?.kill('SIGKILL'));
+
+  it('prints a development key once and serves a scannable QR code with it', async () => {
+    const port = 30_000 + Math.floor(Math.random() * 20_000);
+    const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+    delete env.REDIS_URL;
+    delete env.API_KEYS;
+    child = spawn('npm', ['start', '--silent'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await expect.poll(() => /sk_[A-Za-z0-9]{32}/.exec(output)?.[0], { timeout: 30_000, interval: 100 }).toBeDefined();
+    const key = /sk_[A-Za-z0-9]{32}/.exec(output)![0];
+    expect(output.match(/sk_[A-Za-z0-9]{32}/g)).toHaveLength(1);
+
+    const response = await call({ baseUrl: `http://127.0.0.1:${port}` }, '/v1/qr/qr?data=https%3A%2F%2Fexample.com', { key });
+    expect(response.status).toBe(200);
+    expect(scanSvg(response.text)).toBe('https://example.com');
+  }, 40_000);
+});
+
+describe('npm run keys (distributed mode)', () => {
+  const prefix = uniquePrefix('keys-cli');
+  const env = () => ({ ...process.env, REDIS_URL: testRedisUrl(), REDIS_PREFIX: prefix });
+  const keys = (...args: string[]) => run('npm', ['run', '--silent', 'keys', '--', ...args], { env: env() });
+  afterAll(async () => dropPrefix(testRedisUrl(), prefix));
+
+  it('creates a key shown once, lists it without the key, applies overrides, and revokes it', async () => {
+    const created = await keys('create', '--name', 'acme', '--free', 'qr.generate=1');
+    const key = /sk_[A-Za-z0-9]{32}/.exec(created.stdout)?.[0];
+    expect(key).toBeDefined();
+
+    const listed = await keys('list');
+    expect(listed.stdout).toContain('acme');
+    expect(listed.stdout).toContain('"qr.generate":1');
+    expect(listed.stdout).not.toContain(key!);
+
+    const server = await startServer('distributed', { prefix });
+    try {
+      const first = await call(server, '/v1/qr/qr?data=x', { key });
+      expect(first.headers.get('x-service-free-remaining')).toBe('0');
+      expect((await call(server, '/v1/qr/qr?data=x', { key })).headers.get('x-service-cost')).toBe('0.0005');
+
+      await keys('revoke', 'acme');
+      expect((await keys('list')).stdout).toContain('REVOKED');
+      const revoked = await call(server, '/v1/qr/qr?data=x', { key });
+      expect(revoked.status).toBe(401);
+      expect(revoked.headers.get('www-authenticate')).toContain('invalid_token');
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it('fails with a usage message on a bad command', async () => {
+    await expect(keys('frobnicate')).rejects.toMatchObject({ stderr: expect.stringContaining('usage: npm run keys') });
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * Real gateways on loopback ports for the HTTP contract tests, in either mode. Distributed mode
+ * uses the shared test Redis under a prefix of the file's own and real BullMQ workers.
+ */
+import { loadConfig, startBullWorker, type RegisteredHandler } from '@svc/shared';
+import { testRedisUrl, uniquePrefix, dropPrefix } from '@svc/shared/testing';
+import { buildDistributedGateway, generateApiKey, type KeyStore } from '@svc/gateway';
+import { qrJobHandler } from '@svc/qr-worker';
+import type { Worker } from 'bullmq';
+import { buildEmbedded } from '../../scripts/embedded.ts';
+
+export type Mode = 'embedded' | 'distributed';
+
+export interface TestServer {
+  mode: Mode;
+  baseUrl: string;
+  prefix: string;
+  /** A valid key, and one that was issued and then revoked. */
+  key: string;
+  revokedKey: string;
+  keys: KeyStore;
+  close(): Promise<void>;
+}
+
+export interface ServerOptions {
+  env?: Record<string, string>;
+  /** Share a Redis namespace with another server (two gateway replicas). */
+  prefix?: string;
+  /** Start BullMQ workers beside the gateway (distributed mode); default true. */
+  workers?: boolean;
+  handlers?: RegisteredHandler[];
+  /** Keys to issue instead of fresh ones (replicas share keys through Redis anyway). */
+  key?: string;
+}
+
+const BASE_ENV = { LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1' };
+
+export async function startServer(mode: Mode, options: ServerOptions = {}): Promise<TestServer> {
+  const key = options.key ?? generateApiKey();
+  const revokedKey = generateApiKey();
+  const prefix = options.prefix ?? uniquePrefix(mode);
+  if (mode === 'embedded') {
+    const config = loadConfig({ ...BASE_ENV, API_KEYS: `${key},${revokedKey}`, ...options.env });
+    const embedded = await buildEmbedded(config, () => options.handlers ?? []);
+    await embedded.keys.revoke('API_KEYS[1]');
+    const address = await embedded.gateway.app.listen({ port: 0, host: '127.0.0.1' });
+    return {
+      mode,
+      baseUrl: address,
+      prefix,
+      key,
+      revokedKey,
+      keys: embedded.keys,
+      close: async () => {
+        await embedded.gateway.app.close();
+        await embedded.transport.close();
+      },
+    };
+  }
+  const url = testRedisUrl();
+  const config = loadConfig({ ...BASE_ENV, REDIS_URL: url, REDIS_PREFIX: prefix, ...options.env });
+  const built = await buildDistributedGateway(config);
+  await built.keys.create('test', key);
+  await built.keys.create('revoked', revokedKey);
+  await built.keys.revoke('revoked');
+  const workers: Worker[] =
+    options.workers === false
+      ? []
+      : [qrJobHandler, ...(options.handlers ?? [])].map((handler) => startBullWorker(handler, { url, redisPrefix: prefix, concurrency: 4 }));
+  const address = await built.gateway.app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    mode,
+    baseUrl: address,
+    prefix,
+    key,
+    revokedKey,
+    keys: built.keys,
+    close: async () => {
+      await built.gateway.app.close();
+      await Promise.all(workers.map((worker) => worker.close()));
+      for (const close of built.closers) await close();
+      if (options.prefix === undefined) await dropPrefix(url, prefix);
+    },
+  };
+}
+
+export async function call(
+  server: Pick<TestServer, 'baseUrl'>,
+  path: string,
+  init: RequestInit & { key?: string | null } = {},
+): Promise<{ status: number; headers: Headers; text: string; json: () => unknown }> {
+  const headers = new Headers(init.headers);
+  if (init.key !== null && init.key !== undefined) headers.set('authorization', `Bearer ${init.key}`);
+  const response = await fetch(`${server.baseUrl}${path}`, { ...init, headers });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) };
+}
