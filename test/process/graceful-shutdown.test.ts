@@ -6,12 +6,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QR_JOB, registerHandler, startBullWorker } from '@svc/shared';
+import { QR_JOB, createRedis, registerHandler, startBullWorker, waitForRedis } from '@svc/shared';
 import { dropPrefix, testRedisUrl, uniquePrefix } from '@svc/shared/testing';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
-import { createRedis } from '@svc/shared';
 import { renderQr } from '@svc/qr-worker';
 import type { Worker } from 'bullmq';
+import { waitUntil } from '../support/wait.ts';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -32,6 +32,7 @@ describe('graceful shutdown of the gateway process', () => {
   beforeAll(async () => {
     const url = testRedisUrl();
     const redis = createRedis(url, 'request');
+    await waitForRedis(redis, 5_000);
     await new RedisKeyStore(redis, prefix).create('shutdown', key);
     redis.disconnect();
     const slowQr = registerHandler(QR_JOB, async (payload) => {
@@ -46,12 +47,12 @@ describe('graceful shutdown of the gateway process', () => {
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     exitCode = new Promise((resolve) => gateway.once('exit', (code) => resolve(code)));
-    await expect.poll(async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.status, { timeout: 20_000, interval: 200 }).toBe(200);
+    await waitUntil(async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.status === 200, 20_000, 'the gateway to be ready');
   });
 
   afterAll(async () => {
-    gateway.kill('SIGKILL');
-    await worker.close();
+    gateway?.kill('SIGKILL');
+    await worker?.close();
     await dropPrefix(testRedisUrl(), prefix);
   });
 

@@ -48,6 +48,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
   app.setSerializerCompiler(plainSerializerCompiler);
   // Only JSON bodies are accepted: a text body is 415, not a string to validate.
   app.removeContentTypeParser(['text/plain']);
+  // While draining, tell clients not to reuse the connection for their next request.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (!accepting) reply.header('connection', 'close');
+    return payload;
+  });
 
   await app.register(observabilityPlugin, { metrics });
   await app.register(errorsPlugin);

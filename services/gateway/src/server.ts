@@ -23,8 +23,14 @@ export async function serve(gateway: GatewayApp, options: ServeOptions): Promise
       process.exit(1);
     }, options.config.SHUTDOWN_GRACE_MS);
     hardStop.unref();
+    // Connections that were busy when closing began become idle once answered; without this
+    // sweep they would keep the server open for the whole keep-alive timeout.
+    const sweep = setInterval(() => gateway.app.server.closeIdleConnections(), 100);
     await gateway.app.close();
+    clearInterval(sweep);
+    options.logger.info('HTTP server closed; in-flight requests answered');
     for (const close of options.closers) await close().catch((error: unknown) => options.logger.error({ err: error }, 'close failed'));
+    options.logger.info('job transport and Redis closed');
   };
   exitOnSignals(shutdown, options.logger);
   return address;
