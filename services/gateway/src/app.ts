@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { loggerOptions } from '@svc/shared';
+import { mcpRoutes } from './mcp/routes.ts';
 import { createJobRunner } from './operation.ts';
 import authPlugin from './plugins/auth.ts';
 import errorsPlugin from './plugins/errors.ts';
@@ -71,6 +72,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
   await app.register(healthRoutes, { transport: deps.transport, renderMetrics: deps.renderMetrics, isAcceptingWork: () => accepting });
   await app.register(qrRoutes, { runner });
   await app.register(verifyRoutes, { runner });
+  await app.register(mcpRoutes, { runner });
   await app.register(usageRoutes, { meter: deps.meter, freeAllowances: config.freeAllowances });
 
   return { app, drain: () => void (accepting = false) };

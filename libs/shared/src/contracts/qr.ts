@@ -41,18 +41,20 @@ const data = z
   })
   .describe('Content to encode (text or URL), 1 to 800 characters; the encoded form must fit version 10 at level M (213 bytes in byte mode).');
 
+const range = (min: number, max: number) => `must be from ${min} to ${max}`;
+
 /** Query values arrive as text: integers are digits only, then range-checked. */
 const queryInt = (min: number, max: number, fallback: number, what: string) =>
   z
     .string()
     .regex(/^\d{1,6}$/, 'must be a whole number')
     .transform(Number)
-    .pipe(z.number().int().min(min).max(max))
+    .pipe(z.number().int().min(min, range(min, max)).max(max, range(min, max)))
     .default(fallback)
     .describe(`${what}, ${min} to ${max} (default ${fallback}).`);
 
 const jsonInt = (min: number, max: number, fallback: number, what: string) =>
-  z.number().int().min(min).max(max).default(fallback).describe(`${what}, ${min} to ${max} (default ${fallback}).`);
+  z.number().int('must be a whole number').min(min, range(min, max)).max(max, range(min, max)).default(fallback).describe(`${what}, ${min} to ${max} (default ${fallback}).`);
 
 const SCALE = [1, 40, 8, 'Pixels per module'] as const;
 const MARGIN = [0, 20, 4, 'Quiet zone in modules (below 4 harms scanning)'] as const;
@@ -210,7 +212,8 @@ export function qrValidationError(error: z.ZodError): ApiError {
   if (issue.code === 'custom' && (issue.params as { contract?: string } | undefined)?.contract === 'content_too_long') {
     return new ApiError('content_too_long', `\`data\` may hold at most ${MAX_DATA_CODE_POINTS} characters.`, { details: { param, limit: MAX_DATA_CODE_POINTS } });
   }
-  const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
+  // zod 4 leaves the input out of issues: a missing value shows as `received undefined`.
+  const message = issue.code === 'invalid_type' && /received undefined$/.test(issue.message) ? 'is required' : issue.message;
   return invalidParameter(param, `\`${param}\` ${message.replace(/^Invalid input: /, '')}`);
 }
 

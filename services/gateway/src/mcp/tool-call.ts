@@ -1,0 +1,26 @@
+/**
+ * Which billable operation an MCP POST performs. A `tools/call` request is one call of its
+ * tool's operation; everything else (initialize, tools/list, notifications) is free and
+ * unlimited. The limiter and the meter count one operation per HTTP request, so a JSON-RPC batch
+ * may carry at most one tool call.
+ */
+import { ApiError, OPERATIONS, type OperationId } from '@svc/shared';
+
+interface ToolCallMessage {
+  method: 'tools/call';
+  id: unknown;
+  params?: { name?: unknown };
+}
+
+function isToolCall(message: unknown): message is ToolCallMessage {
+  // A message without an id is a notification: the SDK runs no tool for it.
+  return typeof message === 'object' && message !== null && 'id' in message && (message as { method?: unknown }).method === 'tools/call';
+}
+
+export function toolCallOperation(body: unknown, operations: readonly OperationId[]): OperationId | undefined {
+  const calls = (Array.isArray(body) ? body : [body]).filter(isToolCall);
+  if (calls.length > 1) throw new ApiError('invalid_request', 'Send one tools/call per HTTP request.');
+  const name = calls[0]?.params?.name;
+  // An unknown tool name is answered by the SDK; it costs nothing and counts against no budget.
+  return operations.find((operation) => OPERATIONS[operation].tool === name);
+}

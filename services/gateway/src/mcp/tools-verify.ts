@@ -1,0 +1,75 @@
+/**
+ * The email-verify tool server: the batch and single verify operations as tools. Arguments are
+ * the REST body and query as JSON, validated and mapped to errors by the REST routes' own code,
+ * and the structured results are the REST bodies, so both doors answer alike.
+ */
+import { MAX_BATCH, OPERATIONS, formatUsd, VERIFY_JOB, batchRequestSchema, batchResponseSchema, buildBatchResponse, singleVerifyQuerySchema, verifyResultSchema, type OperationId } from '@svc/shared';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { batchBodyError, singleQueryError } from '../routes/verify.ts';
+import { advertisedInput, parseArguments } from './advertised-schema.ts';
+import { runTool, textContent, type ToolContext } from './tool-result.ts';
+
+const BATCH_INPUT = advertisedInput(batchRequestSchema);
+const SINGLE_INPUT = advertisedInput(singleVerifyQuerySchema);
+
+const WHAT_IS_CHECKED =
+  'Checks syntax, the domain and its mail servers (MX), asks the mail server whether the mailbox exists (SMTP, nothing is sent), ' +
+  'and detects catch-all domains, disposable providers, role accounts (info@, sales@), free providers and likely typos (didYouMean). ' +
+  'Each result has a verdict (deliverable | risky | undeliverable), a score 0-100, one reason code and the individual checks. ' +
+  '"undeliverable" is only given on proof; anything uncertain (catch-all, timeouts, greylisting) is "risky".';
+
+const price = (operation: OperationId): string => `$${formatUsd(OPERATIONS[operation].priceMicroUsd)}`;
+
+const ANNOTATIONS = { readOnlyHint: true, idempotentHint: true, openWorldHint: true } as const;
+
+export const VERIFY_SERVER_INSTRUCTIONS =
+  `Email address verification. Use ${OPERATIONS['email-verify.batch'].tool} for lists (up to ${MAX_BATCH} addresses per call) ` +
+  `and ${OPERATIONS['email-verify.single'].tool} for one or a few addresses.`;
+
+export function registerVerifyTools(server: McpServer, context: ToolContext): void {
+  const batchTitle = 'Verify a list of email addresses';
+  server.registerTool(
+    OPERATIONS['email-verify.batch'].tool,
+    {
+      title: batchTitle,
+      description:
+        `Verify 1 to ${MAX_BATCH} email addresses in one call, for lists: cleaning a mailing list, validating a contact import, ` +
+        `auditing CRM records. ${WHAT_IS_CHECKED} Returns one result per address in input order plus a summary count per verdict. ` +
+        `One call costs the same whatever the count (${price('email-verify.batch')}), so send up to ${MAX_BATCH} addresses per call; split longer lists. ` +
+        `For one or a few addresses use ${OPERATIONS['email-verify.single'].tool} instead.`,
+      inputSchema: BATCH_INPUT,
+      outputSchema: batchResponseSchema,
+      annotations: { title: batchTitle, ...ANNOTATIONS },
+    },
+    (args) =>
+      runTool(context, 'email-verify.batch', async () => {
+        const { emails } = parseArguments(batchRequestSchema, args, batchBodyError);
+        const { results } = await context.runner.run('email-verify.batch', VERIFY_JOB, { emails }, context.requestId);
+        const body = buildBatchResponse(results);
+        return { structured: body, content: [textContent(JSON.stringify(body))] };
+      }),
+  );
+
+  const singleTitle = 'Verify one email address';
+  server.registerTool(
+    OPERATIONS['email-verify.single'].tool,
+    {
+      title: singleTitle,
+      description:
+        `Verify a single email address, e.g. one typed into a sign-up form or one contact to check (${price('email-verify.single')} per call). ${WHAT_IS_CHECKED} ` +
+        `For more than a few addresses (lists, imports, CRM audits) use ${OPERATIONS['email-verify.batch'].tool}, ` +
+        `which takes up to ${MAX_BATCH} addresses per call.`,
+      inputSchema: SINGLE_INPUT,
+      outputSchema: verifyResultSchema,
+      annotations: { title: singleTitle, ...ANNOTATIONS },
+    },
+    (args) =>
+      runTool(context, 'email-verify.single', async () => {
+        const { email } = parseArguments(singleVerifyQuerySchema, args, singleQueryError);
+        const { results } = await context.runner.run('email-verify.single', VERIFY_JOB, { emails: [email] }, context.requestId);
+        const result = results[0];
+        if (result === undefined) throw new Error('verify job answered no result');
+        return { structured: result, content: [textContent(JSON.stringify(result))] };
+      }),
+  );
+}
