@@ -4,7 +4,7 @@
  * rate limits off), against the same content rendered by a bare in-process call in a loop.
  */
 import autocannon from 'autocannon';
-import { loadConfig, createRedis } from '@svc/shared';
+import { createRedis, loadConfig, waitForRedis } from '@svc/shared';
 import { findRedis } from '@svc/shared/testing';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { renderQr } from '@svc/qr-worker';
@@ -67,6 +67,7 @@ async function distributed(): Promise<Row> {
   const prefix = `bench-${Date.now()}`;
   const key = generateApiKey();
   const client = createRedis(redis.url, 'request');
+  await waitForRedis(client, 5_000);
   await new RedisKeyStore(client, prefix).create('bench', key);
   const port = await freePort();
   const env = { REDIS_URL: redis.url, REDIS_PREFIX: prefix, PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_QR_GENERATE: '0', WORKER_METRICS_PORT: String(await freePort()) };
