@@ -1,0 +1,61 @@
+/**
+ * The verdict rules of decisions.md. `undeliverable` only on proof (bad syntax, a domain that
+ * cannot receive mail, a mailbox rejected as unknown or disabled); `deliverable` only when a
+ * server accepted that exact mailbox at a domain that is neither catch-all nor disposable;
+ * everything else `risky`.
+ *
+ * Precedence decisions: proof of a missing mailbox wins over everything (a rejected address at a
+ * disposable domain is still undeliverable); then disposable; then catch-all. An accepted role
+ * mailbox is `risky`/`role_account`: it receives mail, but list cleaners and sending providers
+ * treat function mailboxes as poor recipients. A catch-all probe that could not be answered
+ * leaves an accepted mailbox `risky`/`accept_all`: the acceptance may mean nothing.
+ */
+import type { Reason, Verdict } from '@svc/shared';
+import type { RcptClass } from './smtp-replies.ts';
+
+export type DnsOutcome = 'ok' | 'nxdomain' | 'null_mx' | 'no_mail_host' | 'temp_error' | 'timeout';
+export type SmtpOutcome = RcptClass | 'timeout' | 'no_connect' | 'not_probed' | 'needs_smtputf8' | 'error';
+
+export interface AddressFacts {
+  syntaxOk: boolean;
+  disposable: boolean;
+  role: boolean;
+  free: boolean;
+  dns: DnsOutcome;
+  smtp: SmtpOutcome;
+  /** null when not learnt (no probe answer). */
+  catchAll: boolean | null;
+}
+
+export interface Decision {
+  verdict: Verdict;
+  reason: Reason;
+  smtp: 'accepted' | 'rejected' | 'unknown';
+}
+
+const RISKY_SMTP: Partial<Record<SmtpOutcome, Reason>> = {
+  full: 'mailbox_full',
+  greylisted: 'greylisted',
+  temporary: 'greylisted',
+  blocked: 'smtp_blocked',
+  timeout: 'timeout',
+  no_connect: 'no_connect',
+  inconclusive: 'accept_all',
+};
+
+export function decide(facts: AddressFacts): Decision {
+  const smtp = facts.smtp === 'accepted' ? 'accepted' : facts.smtp === 'rejected_unknown' || facts.smtp === 'disabled' ? 'rejected' : 'unknown';
+  const verdict = (verdict: Verdict, reason: Reason): Decision => ({ verdict, reason, smtp });
+  if (!facts.syntaxOk) return verdict('undeliverable', 'invalid_syntax');
+  if (facts.dns === 'nxdomain' || facts.dns === 'null_mx' || facts.dns === 'no_mail_host') return verdict('undeliverable', 'invalid_domain');
+  if (facts.smtp === 'rejected_unknown') return verdict('undeliverable', 'rejected_email');
+  if (facts.smtp === 'disabled') return verdict('undeliverable', 'mailbox_disabled');
+  if (facts.disposable) return verdict('risky', 'disposable');
+  if (facts.dns === 'timeout') return verdict('risky', 'timeout');
+  if (facts.dns === 'temp_error') return verdict('risky', 'unexpected_error');
+  if (facts.smtp === 'accepted') {
+    if (facts.catchAll !== false) return verdict('risky', 'accept_all');
+    return facts.role ? verdict('risky', 'role_account') : verdict('deliverable', 'accepted_email');
+  }
+  return verdict('risky', RISKY_SMTP[facts.smtp] ?? 'unexpected_error');
+}

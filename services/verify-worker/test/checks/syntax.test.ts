@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { normaliseForDedup, parseAddress } from '../../src/checks/index.ts';
+
+const kind = (input: string) => {
+  const parsed = parseAddress(input);
+  return parsed.ok ? 'ok' : parsed.kind;
+};
+
+describe('parseAddress', () => {
+  it('accepts dot-atoms, sub-addressing and every atext character, lower-casing the domain', () => {
+    expect(parseAddress('  Alice.Smith+news@Example.COM ')).toMatchObject({ ok: true, local: 'Alice.Smith+news', domain: 'example.com', address: 'Alice.Smith+news@example.com', needsSmtpUtf8: false });
+    expect(kind("a!#$%&'*+/=?^_`{|}~-z@sub.example.co.uk")).toBe('ok');
+  });
+
+  it('converts IDN domains to A-labels and flags non-ASCII local parts', () => {
+    expect(parseAddress('jörg@bücher.example')).toMatchObject({ ok: true, domain: 'xn--bcher-kva.example', unicodeDomain: 'bücher.example', needsSmtpUtf8: true, address: 'jörg@xn--bcher-kva.example' });
+    expect(parseAddress('ann@例え.jp')).toMatchObject({ ok: true, domain: 'xn--r8jz45g.jp', needsSmtpUtf8: false });
+  });
+
+  it.each([
+    ['', 'empty'],
+    ['   ', 'empty'],
+    ['plainaddress', 'no_at'],
+    ['@example.com', 'local_invalid'],
+    ['.a@example.com', 'local_invalid'],
+    ['a.@example.com', 'local_invalid'],
+    ['a..b@example.com', 'local_invalid'],
+    ['"a b"@example.com', 'forbidden_char'],
+    ['"ab"@example.com', 'local_invalid'],
+    ['a(b)@example.com', 'local_invalid'],
+    ['a@b@example.com', 'local_invalid'],
+    ['a@', 'domain_invalid'],
+    ['a@localhost', 'domain_invalid'],
+    ['a@-x.com', 'domain_invalid'],
+    ['a@x-.com', 'domain_invalid'],
+    ['a@x..com', 'domain_invalid'],
+    ['a@example.com.', 'domain_invalid'],
+    ['a@1.2.3.4', 'domain_invalid'],
+    ['a@[1.2.3.4]', 'domain_invalid'],
+    ['a@ex_ample.com', 'domain_invalid'],
+    [`${'l'.repeat(65)}@example.com`, 'too_long'],
+    [`a@${'d'.repeat(64)}.com`, 'domain_invalid'],
+    [`${'l'.repeat(64)}@${'d'.repeat(63)}.${'d'.repeat(63)}.${'d'.repeat(60)}.com`, 'too_long'],
+    ['x'.repeat(1_001), 'too_long'],
+  ])('%j → %s', (input, expected) => expect(kind(input)).toBe(expected));
+
+  it.each([
+    'a@b.com\r\nRCPT TO:<x@y.com>',
+    'a@b.com\nDATA',
+    'a@b.com>',
+    '<a@b.com',
+    'a@b.com\u0000',
+    'a b@b.com',
+    'a@b.com RCPT',
+    'a\t@b.com',
+    'a@b.com\u2028x',
+  ])('refuses anything that could inject an SMTP command: %j', (input) => {
+    const parsed = parseAddress(input);
+    expect(parsed.ok).toBe(false);
+  });
+});
+
+describe('normaliseForDedup', () => {
+  it('trims and lower-cases the domain, keeping the local part', () => {
+    expect(normaliseForDedup(' Bob@Example.COM ')).toBe('Bob@example.com');
+    expect(normaliseForDedup('bob@example.com')).not.toBe(normaliseForDedup('Bob@example.com'));
+    expect(normaliseForDedup('no-at-sign')).toBe('no-at-sign');
+  });
+});
