@@ -5,6 +5,7 @@
 import { InProcessTransport, createGatewayMetrics, createLogger, createRegistry, type Config, type RegisteredHandler } from '@svc/shared';
 import { MemoryKeyStore, MemoryMeter, buildGateway, generateApiKey, type GatewayApp } from '@svc/gateway';
 import { qrJobHandler } from '@svc/qr-worker';
+import { createVerifyHandler } from '@svc/verify-worker';
 import type { Registry } from 'prom-client';
 
 export interface Embedded {
@@ -15,10 +16,13 @@ export interface Embedded {
   devKey: string | undefined;
 }
 
-export async function buildEmbedded(config: Config, extraHandlers: (registry: Registry) => RegisteredHandler[] = () => []): Promise<Embedded> {
+/** The workers of embedded mode; tests may replace them. */
+export const defaultHandlers = (config: Config, registry: Registry): RegisteredHandler[] => [qrJobHandler, createVerifyHandler({ config, registry })];
+
+export async function buildEmbedded(config: Config, handlers: (registry: Registry) => RegisteredHandler[] = (registry) => defaultHandlers(config, registry)): Promise<Embedded> {
   const logger = createLogger(config.LOG_LEVEL, 'embedded');
   const registry = createRegistry({ service: 'embedded' });
-  const transport = new InProcessTransport([qrJobHandler, ...extraHandlers(registry)]);
+  const transport = new InProcessTransport(handlers(registry));
   const keys = new MemoryKeyStore();
   const configured = config.API_KEYS ?? [];
   for (const [index, key] of configured.entries()) await keys.create(`API_KEYS[${index}]`, key);

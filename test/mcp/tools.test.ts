@@ -7,6 +7,7 @@
 import { Resvg } from '@resvg/resvg-js';
 import jsQRModule from 'jsqr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { qrJobHandler } from '@svc/qr-worker';
 import { call, startServer, type Mode, type TestServer } from '../support/servers.ts';
 import { connect, toolError, type Connected } from './mcp-client.ts';
 
@@ -31,7 +32,8 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
   let verify: Connected;
   let qr: Connected;
   beforeAll(async () => {
-    server = await startServer(mode, { env: { REQUEST_DEADLINE_MS: '1500' } });
+    // QR workers only: the verify tools' job errors are tested against a deployment without verify workers.
+    server = await startServer(mode, { handlers: [qrJobHandler], env: { REQUEST_DEADLINE_MS: '1500' } });
     verify = await connect(server, 'email-verify');
     qr = await connect(server, 'qr');
   });
@@ -197,7 +199,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
   });
 
   describe('job errors: isError results with the contract error, HTTP 200', () => {
-    // No verify worker runs in this rig: embedded mode has no handler for the job (503), and in
+    // No verify worker runs here: embedded mode has no handler for the job (503), and in
     // distributed mode nobody takes it from the queue before the deadline (504).
     it('a verify call nobody can serve answers service_unavailable or timeout, no stack', async () => {
       const error = toolError(await verify.callTool('email-verify_verify', { email: 'ada@example.com' }));

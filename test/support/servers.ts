@@ -7,7 +7,8 @@ import { testRedisUrl, uniquePrefix, dropPrefix } from '@svc/shared/testing';
 import { buildDistributedGateway, generateApiKey, type KeyStore } from '@svc/gateway';
 import { qrJobHandler } from '@svc/qr-worker';
 import type { Worker } from 'bullmq';
-import { buildEmbedded } from '../../scripts/embedded.ts';
+import { createVerifyHandler } from '@svc/verify-worker';
+import { buildEmbedded, defaultHandlers } from '../../scripts/embedded.ts';
 
 export type Mode = 'embedded' | 'distributed';
 
@@ -28,6 +29,7 @@ export interface ServerOptions {
   prefix?: string;
   /** Start BullMQ workers beside the gateway (distributed mode); default true. */
   workers?: boolean;
+  /** Workers to run instead of the product's own (default: QR and verify). */
   handlers?: RegisteredHandler[];
   /** Keys to issue instead of fresh ones (replicas share keys through Redis anyway). */
   key?: string;
@@ -41,7 +43,7 @@ export async function startServer(mode: Mode, options: ServerOptions = {}): Prom
   const prefix = options.prefix ?? uniquePrefix(mode);
   if (mode === 'embedded') {
     const config = loadConfig({ ...BASE_ENV, API_KEYS: `${key},${revokedKey}`, ...options.env });
-    const embedded = await buildEmbedded(config, () => options.handlers ?? []);
+    const embedded = await buildEmbedded(config, (registry) => options.handlers ?? defaultHandlers(config, registry));
     await embedded.keys.revoke('API_KEYS[1]');
     const address = await embedded.gateway.app.listen({ port: 0, host: '127.0.0.1' });
     return {
@@ -66,7 +68,7 @@ export async function startServer(mode: Mode, options: ServerOptions = {}): Prom
   const workers: Worker[] =
     options.workers === false
       ? []
-      : [qrJobHandler, ...(options.handlers ?? [])].map((handler) => startBullWorker(handler, { url, redisPrefix: prefix, concurrency: 4 }));
+      : (options.handlers ?? [qrJobHandler, createVerifyHandler({ config })]).map((handler) => startBullWorker(handler, { url, redisPrefix: prefix, concurrency: 4 }));
   const address = await built.gateway.app.listen({ port: 0, host: '127.0.0.1' });
   return {
     mode,

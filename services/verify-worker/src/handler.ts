@@ -1,0 +1,68 @@
+/**
+ * The verify job handler, assembled from configuration: resolver, SSRF guard, per-host limiter,
+ * outcome cache (Redis in distributed mode, memory in embedded mode) and metrics.
+ */
+import { VERIFY_JOB, registerHandler, verifyResultSchema, type Config, type RegisteredHandler, type Redis, type VerifyResult } from '@svc/shared';
+import type { Registry } from 'prom-client';
+import { MemoryTtlCache, RedisTtlCache, type TtlCache } from './cache/ttl-cache.ts';
+import { DnsResolver } from './dns/resolver.ts';
+import { HostLimiter } from './engine/host-limiter.ts';
+import { Verifier } from './engine/verifier.ts';
+import { createVerifyMetrics } from './metrics.ts';
+import { filterProbeTargets } from './net/private-address.ts';
+
+export interface VerifyHandlerOptions {
+  config: Config;
+  registry?: Registry;
+  /** Shared cache in distributed mode. */
+  redis?: Redis;
+}
+
+export function createVerifier(options: VerifyHandlerOptions): Verifier {
+  const { config } = options;
+  const metrics = options.registry === undefined ? undefined : createVerifyMetrics(options.registry);
+  const resolver = new DnsResolver({
+    servers: config.VERIFY_DNS_SERVERS,
+    timeoutMs: config.VERIFY_CONNECT_TIMEOUT_MS,
+    mxCacheSeconds: Math.min(config.VERIFY_DOMAIN_CACHE_TTL_S, 3_600),
+    onLookup: (type, result) => metrics?.dnsLookups.inc({ type, result }),
+  });
+  const store: TtlCache<VerifyResult> =
+    options.redis === undefined ? new MemoryTtlCache<VerifyResult>() : new RedisTtlCache(options.redis, `${config.REDIS_PREFIX}:verify:result`, verifyResultSchema);
+  const ttl = config.VERIFY_RESULT_CACHE_TTL_S;
+  return new Verifier({
+    lookupMailHosts: (domain) => resolver.lookupMailHosts(domain),
+    batchDeadlineMs: config.VERIFY_BATCH_DEADLINE_MS,
+    cache: ttl > 0 ? { get: (key) => store.get(key), set: (key, value) => store.set(key, value, ttl) } : undefined,
+    onResult: (result) => metrics?.verdicts.inc({ verdict: result.verdict, reason: result.reason }),
+    probe: {
+      lookupAddresses: async (host) => {
+        const found = await resolver.lookupAddresses(host);
+        return found.kind === 'ok' ? found.addresses : [];
+      },
+      filterTargets: (addresses) => {
+        const { allowed, refused } = filterProbeTargets(addresses, config.VERIFY_ALLOW_PRIVATE_MX);
+        if (refused.length > 0) metrics?.privateRefusals.inc(refused.length);
+        return allowed;
+      },
+      limiter: new HostLimiter(config.VERIFY_MAX_CONNECTIONS_PER_HOST),
+      session: {
+        port: config.VERIFY_SMTP_PORT,
+        heloName: config.heloName,
+        mailFrom: config.mailFrom,
+        connectTimeoutMs: config.VERIFY_CONNECT_TIMEOUT_MS,
+        commandTimeoutMs: config.VERIFY_COMMAND_TIMEOUT_MS,
+        ...(config.VERIFY_SOCKS_PROXY === undefined ? {} : { socksProxy: config.VERIFY_SOCKS_PROXY }),
+      },
+      onReply: (code) => metrics?.smtpReplies.inc({ class: `${Math.floor(code / 100)}xx` }),
+      observeSession: (result) => metrics?.smtpSessions.inc({ outcome: result === undefined ? 'aborted' : result.failure === undefined ? 'completed' : result.failure.kind }),
+    },
+  });
+}
+
+export function createVerifyHandler(options: VerifyHandlerOptions): RegisteredHandler {
+  const verifier = createVerifier(options);
+  return registerHandler(VERIFY_JOB, async ({ emails }, context) => ({
+    results: await verifier.verify(emails, { deadlineAt: context.deadlineAt, signal: context.signal }),
+  }));
+}

@@ -1,0 +1,1 @@
+export { createVerifyHandler, createVerifier, type VerifyHandlerOptions } from './handler.ts';

@@ -1,0 +1,156 @@
+/**
+ * The verifier against a scripted mail world on loopback: a DNS server and SMTP servers on
+ * 127.0.0.x sharing one port, each behaving like a kind of internet mail server.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, type VerifyResult } from '@svc/shared';
+import { createVerifier } from '../../src/handler.ts';
+import { startDnsServer, type RigDnsServer } from '../rig/dns-server.ts';
+import { findFreePort, startSmtpServer, type RigSmtpServer, type SmtpServerScript } from '../rig/smtp-server.ts';
+
+const SERVERS: Record<string, SmtpServerScript> = {
+  '127.0.0.2': { users: ['alice@normal.test', 'bob@normal.test', 'dave@failover.test', 'erin@xn--bcher-kva.test'], mailboxes: { 'full@normal.test': 'full', 'gone@normal.test': 'disabled' } },
+  '127.0.0.3': { catchAll: true },
+  '127.0.0.4': { users: ['carol@implicit.test'] },
+  '127.0.0.5': { greylist: true, users: ['gus@greylist.test'] },
+  '127.0.0.6': { rcptReply: { code: 550, text: '5.7.1 Client host blocked using zen.spamhaus.org' } },
+  '127.0.0.8': { tarpit: { at: 'rcpt' } },
+};
+
+const ZONE = {
+  'normal.test': { MX: [[10, 'mx.normal.test']] as Array<[number, string]> },
+  'mx.normal.test': { A: ['127.0.0.2'] },
+  'xn--bcher-kva.test': { MX: [[10, 'mx.normal.test']] as Array<[number, string]> },
+  'catchall.test': { MX: [[10, 'mx.catchall.test']] as Array<[number, string]> },
+  'mx.catchall.test': { A: ['127.0.0.3'] },
+  'implicit.test': { A: ['127.0.0.4'] },
+  'nullmx.test': { MX: 'null' as const },
+  'servfail.test': { behaviour: 'servfail' as const },
+  'greylist.test': { MX: [[10, 'mx.greylist.test']] as Array<[number, string]> },
+  'mx.greylist.test': { A: ['127.0.0.5'] },
+  'policy.test': { MX: [[10, 'mx.policy.test']] as Array<[number, string]> },
+  'mx.policy.test': { A: ['127.0.0.6'] },
+  // The preferred MX refuses connections (nothing listens on 127.0.0.7): fail over to the next.
+  'failover.test': { MX: [[10, 'mx1.failover.test'], [20, 'mx2.failover.test']] as Array<[number, string]> },
+  'mx1.failover.test': { A: ['127.0.0.7'] },
+  'mx2.failover.test': { A: ['127.0.0.2'] },
+  'tarpit.test': { MX: [[10, 'mx.tarpit.test']] as Array<[number, string]> },
+  'mx.tarpit.test': { A: ['127.0.0.8'] },
+};
+
+describe('verifier in the scripted mail world', () => {
+  let dns: RigDnsServer;
+  const smtp = new Map<string, RigSmtpServer>();
+  let port: number;
+  const verifier = (env: Record<string, string> = {}) =>
+    createVerifier({
+      config: loadConfig({
+        VERIFY_DNS_SERVERS: dns.address,
+        VERIFY_SMTP_PORT: String(port),
+        VERIFY_ALLOW_PRIVATE_MX: 'true',
+        VERIFY_HELO_NAME: 'probe.rig.test',
+        VERIFY_CONNECT_TIMEOUT_MS: '1000',
+        VERIFY_COMMAND_TIMEOUT_MS: '1000',
+        VERIFY_BATCH_DEADLINE_MS: '3000',
+        ...env,
+      }),
+    });
+  const run = (emails: string[], env?: Record<string, string>) =>
+    verifier(env).verify(emails, { deadlineAt: Date.now() + 10_000, signal: new AbortController().signal });
+  const byEmail = (results: VerifyResult[]) => new Map(results.map((result) => [result.email, result]));
+
+  beforeAll(async () => {
+    dns = await startDnsServer(ZONE);
+    port = await findFreePort(Object.keys(SERVERS));
+    for (const [host, script] of Object.entries(SERVERS)) smtp.set(host, await startSmtpServer({ ...script, host, port }));
+  });
+  afterAll(async () => {
+    await dns.close();
+    await Promise.all([...smtp.values()].map((server) => server.close()));
+  });
+
+  it('classifies every kind of answer, keeps input order and echoes entries as submitted', async () => {
+    const emails = [
+      'alice@normal.test',
+      'nobody@normal.test',
+      'full@normal.test',
+      'gone@normal.test',
+      'anyone@catchall.test',
+      'carol@implicit.test',
+      'x@nullmx.test',
+      'x@nowhere.test',
+      'x@servfail.test',
+      'gus@greylist.test',
+      'pat@policy.test',
+      'dave@failover.test',
+      'not an address',
+      'info@normal.test',
+    ];
+    const results = await run(emails);
+    expect(results.map((result) => result.email)).toEqual(emails);
+    const got = Object.fromEntries(results.map((result) => [result.email, `${result.verdict}/${result.reason}`]));
+    expect(got).toEqual({
+      'alice@normal.test': 'deliverable/accepted_email',
+      'nobody@normal.test': 'undeliverable/rejected_email',
+      'full@normal.test': 'risky/mailbox_full',
+      'gone@normal.test': 'undeliverable/mailbox_disabled',
+      'anyone@catchall.test': 'risky/accept_all',
+      'carol@implicit.test': 'deliverable/accepted_email',
+      'x@nullmx.test': 'undeliverable/invalid_domain',
+      'x@nowhere.test': 'undeliverable/invalid_domain',
+      'x@servfail.test': 'risky/unexpected_error',
+      'gus@greylist.test': 'risky/greylisted',
+      'pat@policy.test': 'risky/smtp_blocked',
+      'dave@failover.test': 'deliverable/accepted_email',
+      'not an address': 'undeliverable/invalid_syntax',
+      'info@normal.test': 'undeliverable/rejected_email',
+    });
+    const alice = byEmail(results).get('alice@normal.test')!;
+    expect(alice.checks).toEqual({ syntax: true, domainExists: true, mx: ['mx.normal.test'], smtp: 'accepted', catchAll: false, disposable: false, role: false, free: false });
+    expect(alice.score).toBeGreaterThanOrEqual(80);
+    expect(byEmail(results).get('anyone@catchall.test')!.checks.catchAll).toBe(true);
+    expect(byEmail(results).get('x@nowhere.test')!.checks.domainExists).toBe(false);
+    expect(byEmail(results).get('not an address')!.score).toBe(0);
+  });
+
+  it('one batch to one domain opens one SMTP session; duplicates and case variants are probed once', async () => {
+    const server = smtp.get('127.0.0.2')!;
+    const before = server.sessions;
+    const emails = ['bob@normal.test', ' bob@NORMAL.test', 'bob@normal.test', ...Array.from({ length: 20 }, (_, i) => `user${i}@normal.test`)];
+    const results = await run(emails);
+    expect(server.sessions - before).toBe(1);
+    expect(results).toHaveLength(emails.length);
+    expect(results[1]!.email).toBe(' bob@NORMAL.test');
+    expect(results[1]!.verdict).toBe('deliverable');
+    const rcpts = server.commands.at(-1)!.filter((command) => command.startsWith('RCPT TO:'));
+    expect(rcpts.filter((command) => command.toLowerCase().includes('bob@normal.test'))).toHaveLength(1);
+    expect(rcpts).toHaveLength(22); // 21 distinct addresses + one catch-all probe
+  });
+
+  it('an IDN domain is probed under its A-label', async () => {
+    const [result] = await run(['erin@bücher.test']);
+    expect(result).toMatchObject({ email: 'erin@bücher.test', verdict: 'deliverable' });
+  });
+
+  it('an injection attempt never reaches a server', async () => {
+    const server = smtp.get('127.0.0.2')!;
+    const results = await run(['alice@normal.test\r\nRCPT TO:<evil@normal.test>', 'alice@normal.test>\r\nDATA']);
+    expect(results.every((result) => result.reason === 'invalid_syntax')).toBe(true);
+    expect(server.commands.flat().some((command) => /evil|^DATA/.test(command))).toBe(false);
+  });
+
+  it('a tarpit is cut off at the batch deadline: risky/timeout, answered in time', async () => {
+    const started = Date.now();
+    const [result] = await run(['t@tarpit.test'], { VERIFY_COMMAND_TIMEOUT_MS: '60000', VERIFY_BATCH_DEADLINE_MS: '1500' });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(result).toMatchObject({ verdict: 'risky', reason: 'timeout' });
+  });
+
+  it('the private-address guard refuses loopback mail servers unless allowed', async () => {
+    const server = smtp.get('127.0.0.4')!;
+    const before = server.connections;
+    const [result] = await run(['carol@implicit.test'], { VERIFY_ALLOW_PRIVATE_MX: 'false' });
+    expect(result).toMatchObject({ verdict: 'risky', reason: 'no_connect' });
+    expect(server.connections).toBe(before);
+  });
+});
