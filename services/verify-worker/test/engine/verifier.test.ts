@@ -9,12 +9,16 @@ import { startDnsServer, type RigDnsServer } from '../rig/dns-server.ts';
 import { findFreePort, startSmtpServer, type RigSmtpServer, type SmtpServerScript } from '../rig/smtp-server.ts';
 
 const SERVERS: Record<string, SmtpServerScript> = {
-  '127.0.0.2': { users: ['alice@normal.test', 'bob@normal.test', 'dave@failover.test', 'erin@xn--bcher-kva.test'], mailboxes: { 'full@normal.test': 'full', 'gone@normal.test': 'disabled' } },
+  '127.0.0.2': { users: ['alice@normal.test', 'bob@normal.test', 'dave@failover.test', 'bea@busy.test', 'erin@xn--bcher-kva.test'], mailboxes: { 'full@normal.test': 'full', 'gone@normal.test': 'disabled' } },
   '127.0.0.3': { catchAll: true },
   '127.0.0.4': { users: ['carol@implicit.test'] },
   '127.0.0.5': { greylist: true, users: ['gus@greylist.test'] },
   '127.0.0.6': { rcptReply: { code: 550, text: '5.7.1 Client host blocked using zen.spamhaus.org' } },
   '127.0.0.8': { tarpit: { at: 'rcpt' } },
+  '127.0.0.9': { maxRecipients: 3, catchAll: false, users: ['m0@many.test', 'm1@many.test', 'm2@many.test', 'm3@many.test', 'm4@many.test', 'm5@many.test'] },
+  '127.0.0.10': { dropAfterRcpts: 2, users: ['d0@drop.test', 'd1@drop.test', 'd2@drop.test', 'd3@drop.test'] },
+  '127.0.0.11': { starttls: 'required', users: ['tls@tls.test'] },
+  '127.0.0.12': { banner: { code: 421, text: '4.3.2 Too busy, try later' } },
 };
 
 const ZONE = {
@@ -34,6 +38,16 @@ const ZONE = {
   'failover.test': { MX: [[10, 'mx1.failover.test'], [20, 'mx2.failover.test']] as Array<[number, string]> },
   'mx1.failover.test': { A: ['127.0.0.7'] },
   'mx2.failover.test': { A: ['127.0.0.2'] },
+  'many.test': { MX: [[10, 'mx.many.test']] as Array<[number, string]> },
+  'mx.many.test': { A: ['127.0.0.9'] },
+  'drop.test': { MX: [[10, 'mx.drop.test']] as Array<[number, string]> },
+  'mx.drop.test': { A: ['127.0.0.10'] },
+  'tls.test': { MX: [[10, 'mx.tls.test']] as Array<[number, string]> },
+  'mx.tls.test': { A: ['127.0.0.11'] },
+  // The preferred MX answers 421 at the banner: the next one by preference takes over.
+  'busy.test': { MX: [[10, 'mx1.busy.test'], [20, 'mx2.busy.test']] as Array<[number, string]> },
+  'mx1.busy.test': { A: ['127.0.0.12'] },
+  'mx2.busy.test': { A: ['127.0.0.2'] },
   'tarpit.test': { MX: [[10, 'mx.tarpit.test']] as Array<[number, string]> },
   'mx.tarpit.test': { A: ['127.0.0.8'] },
 };
@@ -125,6 +139,39 @@ describe('verifier in the scripted mail world', () => {
     const rcpts = server.commands.at(-1)!.filter((command) => command.startsWith('RCPT TO:'));
     expect(rcpts.filter((command) => command.toLowerCase().includes('bob@normal.test'))).toHaveLength(1);
     expect(rcpts).toHaveLength(22); // 21 distinct addresses + one catch-all probe
+  });
+
+  it('452 4.5.3 after 3 RCPTs and a connection dropped mid-session: the rest go in new sessions', async () => {
+    const many = smtp.get('127.0.0.9')!;
+    const before = many.sessions;
+    const manyResults = await run(['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'zz'].map((local) => `${local}@many.test`));
+    expect(manyResults.map((result) => result.verdict)).toEqual([...Array(6).fill('deliverable'), 'undeliverable']);
+    expect(many.sessions - before).toBe(3); // 8 RCPTs (7 + catch-all probe), 3 per transaction
+
+    const dropResults = await run(['d0', 'd1', 'd2', 'd3'].map((local) => `${local}@drop.test`));
+    expect(dropResults.every((result) => result.verdict === 'deliverable')).toBe(true);
+  });
+
+  it('STARTTLS required before MAIL: the probe upgrades (self-signed certificate) and gets its answer', async () => {
+    const [result] = await run(['tls@tls.test']);
+    expect(result).toMatchObject({ verdict: 'deliverable', reason: 'accepted_email' });
+    expect(smtp.get('127.0.0.11')!.transcripts.at(-1)!.some((entry) => entry.tls)).toBe(true);
+  });
+
+  it('421 at the banner of the preferred MX: fails over to the next by preference', async () => {
+    const [result] = await run(['bea@busy.test']);
+    expect(result).toMatchObject({ verdict: 'deliverable', checks: { mx: ['mx1.busy.test', 'mx2.busy.test'] } });
+  });
+
+  it('a repeated address costs no second probe (outcome cache)', async () => {
+    const server = smtp.get('127.0.0.4')!;
+    const verify = verifier();
+    const options = () => ({ deadlineAt: Date.now() + 10_000, signal: new AbortController().signal });
+    await verify.verify(['carol@implicit.test'], options());
+    const sessions = server.sessions;
+    const [again] = await verify.verify(['carol@implicit.test'], options());
+    expect(again).toMatchObject({ verdict: 'deliverable' });
+    expect(server.sessions).toBe(sessions);
   });
 
   it('an IDN domain is probed under its A-label', async () => {
