@@ -54,6 +54,7 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
         commandTimeoutMs: config.VERIFY_COMMAND_TIMEOUT_MS,
         ...(config.VERIFY_SOCKS_PROXY === undefined ? {} : { socksProxy: config.VERIFY_SOCKS_PROXY }),
       },
+      trackOpen: (delta) => metrics?.smtpSessionsOpen.inc(delta),
       onReply: (code) => metrics?.smtpReplies.inc({ class: `${Math.floor(code / 100)}xx` }),
       observeSession: (result) => metrics?.smtpSessions.inc({ outcome: result === undefined ? 'aborted' : result.failure === undefined ? 'completed' : result.failure.kind }),
     },

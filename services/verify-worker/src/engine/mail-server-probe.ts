@@ -31,6 +31,8 @@ export interface MailServerProbeDeps {
     socksProxy?: string;
   };
   observeSession?: (result: SmtpSessionResult | undefined) => void;
+  /** +1 when a session opens, -1 when it ends (the open-sessions gauge). */
+  trackOpen?: (delta: 1 | -1) => void;
   onReply?: (code: number) => void;
 }
 
@@ -60,9 +62,14 @@ export async function probeMailServers(
         const chunk = pending.slice(0, MAX_RCPT_PER_SESSION);
         let result: SmtpSessionResult | undefined;
         try {
-          result = await deps.limiter.run(address, signal, () =>
-            runSmtpSession({ ...deps.session, host: address, servername: host, recipients: chunk, signal, onReply: deps.onReply }),
-          );
+          result = await deps.limiter.run(address, signal, async () => {
+            deps.trackOpen?.(1);
+            try {
+              return await runSmtpSession({ ...deps.session, host: address, servername: host, recipients: chunk, signal, onReply: deps.onReply });
+            } finally {
+              deps.trackOpen?.(-1);
+            }
+          });
         } catch (error) {
           if (signal.aborted) break hosts; // waited for a slot until the deadline
           throw error;
