@@ -1,0 +1,136 @@
+/**
+ * Offline checks of what operations deploy: the kustomization renders and every object validates
+ * against the Kubernetes schemas; invariants the schemas cannot see hold (selectors, probes,
+ * limits, grace periods, env names); compose uses only configuration names that exist; every
+ * dashboard panel and alert rule queries metrics the services export.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { CONFIG_ENV_NAMES } from '@svc/shared';
+import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+
+type Obj = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; spec?: Record<string, unknown>; data?: Record<string, string>; stringData?: Record<string, string> };
+
+function render(): Obj[] {
+  let output: string;
+  try {
+    output = execFileSync('kubectl', ['kustomize', 'k8s'], { encoding: 'utf8' });
+  } catch (error) {
+    throw new Error(`kubectl kustomize failed; install kubectl (apt-get install kubernetes-client): ${(error as Error).message}`);
+  }
+  return parseAllDocuments(output).map((document) => document.toJS() as Obj);
+}
+
+const MODELS: Record<string, new (value: never) => { validate(): void }> = {
+  ConfigMap, Secret, Service, Deployment, HorizontalPodAutoscaler, PodDisruptionBudget, NetworkPolicy,
+} as never;
+
+/** Labels every process exports; dashboards and rules may use nothing else (plus `up` and Redis's exporter). */
+const EXPORTED = [
+  'http_request_duration_seconds', 'http_requests_total', 'api_calls_total', 'api_cost_usd_total', 'rate_limit_rejections_total',
+  'job_wait_seconds', 'jobs_timed_out_total', 'gateway_inflight_requests', 'worker_job_duration_seconds', 'worker_active_jobs',
+  'queue_jobs', 'verify_verdicts_total', 'smtp_replies_total', 'smtp_sessions_open', 'smtp_sessions_total', 'dns_lookups_total',
+  'private_address_refusals_total', 'up', 'redis_up',
+];
+const PROMQL_WORDS = new Set(['sum', 'rate', 'increase', 'by', 'histogram_quantile', 'max', 'min', 'avg', 'clamp_min', 'absent', 'or', 'and', 'le', 'on', 'without']);
+
+function metricNames(expr: string): string[] {
+  const withoutLabels = expr.replace(/\b(by|without)\s*\([^)]*\)/g, '').replace(/\{[^}]*\}/g, '').replace(/\[[^\]]*\]/g, '').replace(/"[^"]*"/g, '').replace(/\d+(\.\d+)?(e[-+]?\d+)?/gi, '');
+  const names = withoutLabels.match(/[a-zA-Z_:][a-zA-Z0-9_:]*/g) ?? [];
+  return names.filter((name) => !PROMQL_WORDS.has(name)).map((name) => name.replace(/_(bucket|sum|count)$/, ''));
+}
+
+describe('k8s manifests', () => {
+  const objects = render();
+  const ofKind = (kind: string) => objects.filter((object) => object.kind === kind);
+
+  it('render, and every core object validates against the Kubernetes schema', () => {
+    expect(objects.length).toBeGreaterThanOrEqual(15);
+    for (const object of objects) {
+      const Model = MODELS[object.kind];
+      if (Model !== undefined) expect(() => new Model(object as never).validate(), `${object.kind}/${object.metadata.name}`).not.toThrow();
+    }
+  });
+
+  it('KEDA ScaledObjects target the workers, keep a replica, and watch the BullMQ wait list and prioritized set', () => {
+    const scaled = ofKind('ScaledObject');
+    expect(scaled.map((object) => object.metadata.name).sort()).toEqual(['qr-worker', 'verify-worker']);
+    for (const object of scaled) {
+      const spec = object.spec as { scaleTargetRef: { name: string }; minReplicaCount: number; triggers: Array<{ type: string; metadata: Record<string, string> }> };
+      expect(spec.scaleTargetRef.name).toBe(object.metadata.name);
+      expect(spec.minReplicaCount).toBeGreaterThanOrEqual(1);
+      const queue = object.metadata.name.replace('-worker', '');
+      expect(spec.triggers.find((trigger) => trigger.type === 'redis')?.metadata.listName).toBe(`svc:bull:${queue}:wait`);
+      expect(spec.triggers.find((trigger) => trigger.type === 'prometheus')?.metadata.query).toContain(`queue="${queue}",state="prioritized"`);
+    }
+  });
+
+  it('selectors match labels, every container has probes and limits, and the grace period covers preStop plus the longest deadline', () => {
+    const config = ofKind('ConfigMap').find((object) => object.metadata.name === 'email-qr-config')!.data!;
+    const longestDeadlineS = (Number(config.VERIFY_BATCH_DEADLINE_MS) + 2_000) / 1_000;
+    for (const deployment of ofKind('Deployment')) {
+      const spec = deployment.spec as { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: { terminationGracePeriodSeconds: number; containers: Array<Record<string, never>> } } };
+      expect(spec.template.metadata.labels).toMatchObject(spec.selector.matchLabels);
+      for (const container of spec.template.spec.containers as Array<{ readinessProbe?: unknown; livenessProbe?: unknown; resources?: { limits?: Record<string, string> }; lifecycle?: { preStop?: { exec: { command: string[] } } } }>) {
+        expect(container.readinessProbe).toBeDefined();
+        expect(container.livenessProbe).toBeDefined();
+        expect(container.resources?.limits?.cpu).toBeDefined();
+        expect(container.resources?.limits?.memory).toBeDefined();
+        const preStopS = Number(container.lifecycle?.preStop?.exec.command.at(-1) ?? 0);
+        expect(spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(preStopS + longestDeadlineS);
+      }
+      const selects = (selector: Record<string, string> | undefined) =>
+        selector !== undefined && Object.entries(selector).every(([key, value]) => spec.template.metadata.labels[key] === value);
+      expect(ofKind('Service').some((service) => selects((service.spec as { selector: Record<string, string> }).selector)), deployment.metadata.name).toBe(true);
+      expect(ofKind('PodDisruptionBudget').some((pdb) => selects((pdb.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels))).toBe(true);
+    }
+  });
+
+  it('every environment name a pod gets exists in the configuration schema', () => {
+    const names = new Set<string>();
+    for (const object of [...ofKind('ConfigMap').filter((o) => o.metadata.name === 'email-qr-config'), ...ofKind('Secret')]) {
+      for (const key of Object.keys({ ...object.data, ...object.stringData })) names.add(key);
+    }
+    for (const deployment of ofKind('Deployment')) {
+      const containers = (deployment.spec as { template: { spec: { containers: Array<{ env?: Array<{ name: string }> }> } } }).template.spec.containers;
+      for (const container of containers) for (const entry of container.env ?? []) if (entry.name !== 'HOME') names.add(entry.name);
+    }
+    expect([...names].filter((name) => !CONFIG_ENV_NAMES.includes(name))).toEqual([]);
+  });
+
+  it('the k8s dashboard and alert rules are the ones compose provisions', () => {
+    expect(readFileSync('k8s/dashboards/service.json', 'utf8')).toBe(readFileSync('deploy/grafana/dashboards/service.json', 'utf8'));
+    const rule = ofKind('PrometheusRule')[0]!;
+    expect(rule.spec).toEqual(parse(readFileSync('deploy/prometheus/alerts.yml', 'utf8')));
+  });
+});
+
+describe('compose, dashboard and alerts', () => {
+  const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as { services: Record<string, { environment?: Record<string, string>; command?: string[] }> };
+
+  it('compose runs Redis without eviction and with persistence, and the three processes of the image', () => {
+    expect(compose.services.redis!.command).toEqual(expect.arrayContaining(['--appendonly', 'yes', '--maxmemory-policy', 'noeviction']));
+    expect(Object.keys(compose.services)).toEqual(expect.arrayContaining(['gateway', 'qr-worker', 'verify-worker', 'prometheus', 'grafana']));
+  });
+
+  it("our services' environment names exist in the configuration schema", () => {
+    for (const name of ['gateway', 'qr-worker', 'verify-worker']) {
+      const unknown = Object.keys(compose.services[name]!.environment ?? {}).filter((key) => !CONFIG_ENV_NAMES.includes(key));
+      expect(unknown, name).toEqual([]);
+    }
+  });
+
+  it('every dashboard panel and alert rule queries metrics the services export', () => {
+    const dashboard = JSON.parse(readFileSync('deploy/grafana/dashboards/service.json', 'utf8')) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
+    const rules = (parse(readFileSync('deploy/prometheus/alerts.yml', 'utf8')) as { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> }).groups.flatMap((group) => group.rules);
+    const queries = [...dashboard.panels.flatMap((panel) => panel.targets.map((target) => [panel.title, target.expr])), ...rules.map((rule) => [rule.alert, rule.expr])];
+    expect(queries.length).toBeGreaterThan(15);
+    for (const [title, expr] of queries) expect(metricNames(expr!).filter((name) => !EXPORTED.includes(name)), title).toEqual([]);
+  });
+});
