@@ -1,0 +1,59 @@
+/**
+ * The verify tools for real: the SDK's own client calls them on a gateway whose verify worker
+ * probes the scripted loopback mail world; the result equals the REST body for the same input.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDnsServer, type RigDnsServer } from '../../services/verify-worker/test/rig/dns-server.ts';
+import { findFreePort, startSmtpServer, type RigSmtpServer } from '../../services/verify-worker/test/rig/smtp-server.ts';
+import { call, startServer, type Mode, type TestServer } from '../support/servers.ts';
+import { connect, type Connected } from './mcp-client.ts';
+
+let dns: RigDnsServer;
+let mail: RigSmtpServer;
+let port: number;
+beforeAll(async () => {
+  dns = await startDnsServer({ 'tools.test': { MX: [[10, 'mx.tools.test']] }, 'mx.tools.test': { A: ['127.0.0.31'] } });
+  port = await findFreePort(['127.0.0.31']);
+  mail = await startSmtpServer({ host: '127.0.0.31', port, users: ['ada@tools.test'] });
+});
+afterAll(async () => {
+  await dns?.close();
+  await mail?.close();
+});
+
+describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
+  let server: TestServer;
+  let verify: Connected;
+  beforeAll(async () => {
+    server = await startServer(mode, { env: { VERIFY_DNS_SERVERS: dns.address, VERIFY_SMTP_PORT: String(port), VERIFY_ALLOW_PRIVATE_MX: 'true' } });
+    verify = await connect(server, 'email-verify');
+  });
+  afterAll(async () => {
+    await verify?.close();
+    await server?.close();
+  });
+
+  it('email-verify_verify-batch answers the REST body, in order, metered once', async () => {
+    const emails = ['ada@tools.test', 'nobody@tools.test', 'not an address'];
+    const result = await verify.callTool('email-verify_verify-batch', { emails });
+    expect(result.isError).toBeFalsy();
+    const body = result.structuredContent as { count: number; results: Array<{ email: string; verdict: string }>; summary: Record<string, number> };
+    expect(body.count).toBe(3);
+    expect(body.results.map((entry) => [entry.email, entry.verdict])).toEqual([
+      ['ada@tools.test', 'deliverable'],
+      ['nobody@tools.test', 'undeliverable'],
+      ['not an address', 'undeliverable'],
+    ]);
+    expect(body.summary).toEqual({ deliverable: 1, risky: 0, undeliverable: 2 });
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(body);
+    expect(result._meta).toEqual({ costUsd: '0', freeRemaining: 9 });
+    const rest = await call(server, '/v1/email-verify/verify/batch', { key: server.key, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ emails }) });
+    expect(rest.json()).toEqual(body);
+  });
+
+  it('email-verify_verify answers one result object', async () => {
+    const result = await verify.callTool('email-verify_verify', { email: 'ada@tools.test' });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ email: 'ada@tools.test', verdict: 'deliverable', reason: 'accepted_email' });
+  });
+});
