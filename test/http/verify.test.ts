@@ -3,28 +3,20 @@
  * probing the scripted loopback mail world (DNS + SMTP servers on 127.0.0.x).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, type RigDnsServer } from '../../services/verify-worker/test/rig/dns-server.ts';
-import { findFreePort, startSmtpServer, type RigSmtpServer } from '../../services/verify-worker/test/rig/smtp-server.ts';
+import { startMailRig, type MailRig } from '../support/mail-rig.ts';
 import { call, startServer, type Mode, type TestServer } from '../support/servers.ts';
 
-let dns: RigDnsServer;
-let mailServer: RigSmtpServer;
-let port: number;
+let rig: MailRig;
 beforeAll(async () => {
-  dns = await startDnsServer({ 'shop.test': { MX: [[10, 'mx.shop.test']] }, 'mx.shop.test': { A: ['127.0.0.21'] } });
-  port = await findFreePort(['127.0.0.21']);
-  mailServer = await startSmtpServer({ host: '127.0.0.21', port, users: ['ann@shop.test'] });
+  rig = await startMailRig('shop.test', '127.0.0.21', ['ann@shop.test']);
 });
-afterAll(async () => {
-  await dns?.close();
-  await mailServer?.close();
-});
+afterAll(async () => rig?.close());
 
 describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startServer(mode, {
-      env: { VERIFY_DNS_SERVERS: dns.address, VERIFY_SMTP_PORT: String(port), VERIFY_ALLOW_PRIVATE_MX: 'true', VERIFY_BATCH_DEADLINE_MS: '5000', VERIFY_RESULT_CACHE_TTL_S: '0' },
+      env: { ...rig.env, VERIFY_BATCH_DEADLINE_MS: '5000', VERIFY_RESULT_CACHE_TTL_S: '0' },
     });
   });
   afterAll(async () => server?.close());

@@ -3,29 +3,21 @@
  * probes the scripted loopback mail world; the result equals the REST body for the same input.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, type RigDnsServer } from '../../services/verify-worker/test/rig/dns-server.ts';
-import { findFreePort, startSmtpServer, type RigSmtpServer } from '../../services/verify-worker/test/rig/smtp-server.ts';
+import { startMailRig, type MailRig } from '../support/mail-rig.ts';
 import { call, startServer, type Mode, type TestServer } from '../support/servers.ts';
 import { connect, type Connected } from './mcp-client.ts';
 
-let dns: RigDnsServer;
-let mail: RigSmtpServer;
-let port: number;
+let rig: MailRig;
 beforeAll(async () => {
-  dns = await startDnsServer({ 'tools.test': { MX: [[10, 'mx.tools.test']] }, 'mx.tools.test': { A: ['127.0.0.31'] } });
-  port = await findFreePort(['127.0.0.31']);
-  mail = await startSmtpServer({ host: '127.0.0.31', port, users: ['ada@tools.test'] });
+  rig = await startMailRig('tools.test', '127.0.0.31', ['ada@tools.test']);
 });
-afterAll(async () => {
-  await dns?.close();
-  await mail?.close();
-});
+afterAll(async () => rig?.close());
 
 describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
   let server: TestServer;
   let verify: Connected;
   beforeAll(async () => {
-    server = await startServer(mode, { env: { VERIFY_DNS_SERVERS: dns.address, VERIFY_SMTP_PORT: String(port), VERIFY_ALLOW_PRIVATE_MX: 'true' } });
+    server = await startServer(mode, { env: rig.env });
     verify = await connect(server, 'email-verify');
   });
   afterAll(async () => {

@@ -7,6 +7,7 @@ import { testRedisUrl, uniquePrefix, dropPrefix } from '@svc/shared/testing';
 import { buildDistributedGateway, generateApiKey, type KeyStore } from '@svc/gateway';
 import { qrJobHandler } from '@svc/qr-worker';
 import type { Worker } from 'bullmq';
+import type { FastifyInstance } from 'fastify';
 import { createVerifyHandler } from '@svc/verify-worker';
 import { buildEmbedded, defaultHandlers } from '../../scripts/embedded.ts';
 
@@ -37,28 +38,27 @@ export interface ServerOptions {
 
 const BASE_ENV = { LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1' };
 
-export async function startServer(mode: Mode, options: ServerOptions = {}): Promise<TestServer> {
-  const key = options.key ?? generateApiKey();
-  const revokedKey = generateApiKey();
-  const prefix = options.prefix ?? uniquePrefix(mode);
-  if (mode === 'embedded') {
-    const config = loadConfig({ ...BASE_ENV, API_KEYS: `${key},${revokedKey}`, ...options.env });
-    const embedded = await buildEmbedded(config, (registry) => options.handlers ?? defaultHandlers(config, registry));
-    await embedded.keys.revoke('API_KEYS[1]');
-    const address = await embedded.gateway.app.listen({ port: 0, host: '127.0.0.1' });
-    return {
-      mode,
-      baseUrl: address,
-      prefix,
-      key,
-      revokedKey,
-      keys: embedded.keys,
-      close: async () => {
-        await embedded.gateway.app.close();
-        await embedded.transport.close();
-      },
-    };
-  }
+interface Parts {
+  app: FastifyInstance;
+  keys: KeyStore;
+  close(): Promise<void>;
+}
+
+async function embeddedParts(options: ServerOptions, key: string, revokedKey: string): Promise<Parts> {
+  const config = loadConfig({ ...BASE_ENV, API_KEYS: `${key},${revokedKey}`, ...options.env });
+  const embedded = await buildEmbedded(config, (registry) => options.handlers ?? defaultHandlers(config, registry));
+  await embedded.keys.revoke('API_KEYS[1]');
+  return {
+    app: embedded.gateway.app,
+    keys: embedded.keys,
+    close: async () => {
+      await embedded.gateway.app.close();
+      await embedded.transport.close();
+    },
+  };
+}
+
+async function distributedParts(options: ServerOptions, key: string, revokedKey: string, prefix: string): Promise<Parts> {
   const url = testRedisUrl();
   const config = loadConfig({ ...BASE_ENV, REDIS_URL: url, REDIS_PREFIX: prefix, ...options.env });
   const built = await buildDistributedGateway(config);
@@ -69,13 +69,8 @@ export async function startServer(mode: Mode, options: ServerOptions = {}): Prom
     options.workers === false
       ? []
       : (options.handlers ?? [qrJobHandler, createVerifyHandler({ config })]).map((handler) => startBullWorker(handler, { url, redisPrefix: prefix, concurrency: 4 }));
-  const address = await built.gateway.app.listen({ port: 0, host: '127.0.0.1' });
   return {
-    mode,
-    baseUrl: address,
-    prefix,
-    key,
-    revokedKey,
+    app: built.gateway.app,
     keys: built.keys,
     close: async () => {
       await built.gateway.app.close();
@@ -84,6 +79,15 @@ export async function startServer(mode: Mode, options: ServerOptions = {}): Prom
       if (options.prefix === undefined) await dropPrefix(url, prefix);
     },
   };
+}
+
+export async function startServer(mode: Mode, options: ServerOptions = {}): Promise<TestServer> {
+  const key = options.key ?? generateApiKey();
+  const revokedKey = generateApiKey();
+  const prefix = options.prefix ?? uniquePrefix(mode);
+  const parts = mode === 'embedded' ? await embeddedParts(options, key, revokedKey) : await distributedParts(options, key, revokedKey, prefix);
+  const baseUrl = await parts.app.listen({ port: 0, host: '127.0.0.1' });
+  return { mode, baseUrl, prefix, key, revokedKey, keys: parts.keys, close: parts.close };
 }
 
 export async function call(
