@@ -34,13 +34,24 @@ function bareRender(): Row {
     latencies.push(performance.now() - started);
   }
   latencies.sort((a, b) => a - b);
-  return { setup: 'bare renderQr() loop', 'req/s': Math.round(latencies.length / DURATION_S), 'p50 ms': round(percentile(latencies, 50)), 'p99 ms': round(percentile(latencies, 99)), errors: 0 };
+  return {
+    setup: 'bare renderQr() loop',
+    'req/s': Math.round(latencies.length / DURATION_S),
+    'p50 ms': round(percentile(latencies, 50)),
+    'p99 ms': round(percentile(latencies, 99)),
+    errors: 0,
+  };
 }
 
 const round = (value: number) => Math.round(value * 1_000) / 1_000;
 
 async function load(setup: string, baseUrl: string, key: string): Promise<Row> {
-  const result = await autocannon({ url: `${baseUrl}${PATH}`, connections: CONNECTIONS, duration: DURATION_S, headers: { authorization: `Bearer ${key}` } });
+  const result = await autocannon({
+    url: `${baseUrl}${PATH}`,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    headers: { authorization: `Bearer ${key}` },
+  });
   return {
     setup,
     'req/s': Math.round(result.requests.average),
@@ -53,7 +64,13 @@ async function load(setup: string, baseUrl: string, key: string): Promise<Row> {
 async function embedded(): Promise<Row> {
   const key = generateApiKey();
   const port = await freePort();
-  const gateway = startProcess('scripts/start.ts', { PORT: String(port), HOST: '127.0.0.1', API_KEYS: key, RATE_LIMIT_QR_GENERATE: '0', REDIS_URL: '' });
+  const gateway = startProcess('scripts/start.ts', {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    API_KEYS: key,
+    RATE_LIMIT_QR_GENERATE: '0',
+    REDIS_URL: '',
+  });
   try {
     await waitForOk(`http://127.0.0.1:${port}/readyz`);
     return await load('gateway, embedded', `http://127.0.0.1:${port}`, key);
@@ -70,7 +87,14 @@ async function distributed(): Promise<Row> {
   await waitForRedis(client, 5_000);
   await new RedisKeyStore(client, prefix).create('bench', key);
   const port = await freePort();
-  const env = { REDIS_URL: redis.url, REDIS_PREFIX: prefix, PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_QR_GENERATE: '0', WORKER_METRICS_PORT: String(await freePort()) };
+  const env = {
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: prefix,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    RATE_LIMIT_QR_GENERATE: '0',
+    WORKER_METRICS_PORT: String(await freePort()),
+  };
   const worker = startProcess('services/qr-worker/src/main.ts', env);
   const gateway = startProcess('services/gateway/src/main.ts', env);
   try {

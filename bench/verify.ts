@@ -7,7 +7,7 @@
  */
 import { loadConfig } from '@svc/shared';
 import { createVerifier } from '@svc/verify-worker';
-import { startDnsServer } from '../services/verify-worker/test/rig/dns-server.ts';
+import { startDnsServer, type Zone, type ZoneEntry } from '../services/verify-worker/test/rig/dns-server.ts';
 import { findFreePort, startSmtpServer, type RigSmtpServer } from '../services/verify-worker/test/rig/smtp-server.ts';
 
 const DOMAINS = 10;
@@ -18,9 +18,9 @@ const THROUGHPUT_S = Number(process.env.BENCH_DURATION_S ?? 10);
 
 const hosts = Array.from({ length: DOMAINS }, (_, i) => `127.0.0.${40 + i}`);
 const domain = (i: number) => `d${i}.bench.test`;
-const zone = Object.fromEntries(
-  hosts.flatMap((host, i) => [
-    [domain(i), { MX: [[10, `mx.${domain(i)}`]] as Array<[number, string]> }],
+const zone: Zone = Object.fromEntries(
+  hosts.flatMap((host, i): Array<[string, ZoneEntry]> => [
+    [domain(i), { MX: [[10, `mx.${domain(i)}`]] }],
     [`mx.${domain(i)}`, { A: [host] }],
   ]),
 );
@@ -33,7 +33,8 @@ async function world(replyDelayMs: number, dnsDelayMs: number) {
   const dns = await startDnsServer(zone, { delayMs: dnsDelayMs });
   const port = await findFreePort(hosts);
   const servers: RigSmtpServer[] = [];
-  for (const [i, host] of hosts.entries()) servers.push(await startSmtpServer({ host, port, pipelining: true, replyDelayMs, users: users(i) }));
+  for (const [i, host] of hosts.entries())
+    servers.push(await startSmtpServer({ host, port, pipelining: true, replyDelayMs, users: users(i) }));
   const verifier = createVerifier({
     config: loadConfig({
       VERIFY_DNS_SERVERS: dns.address,
@@ -65,7 +66,9 @@ const run = (verifier: ReturnType<typeof createVerifier>, emails: string[]) =>
       'lower bound ms': bound,
       'wall / bound': (wall / bound).toFixed(2),
       'sessions per domain': sessions.every((count) => count === 1) ? '1' : sessions.join(','),
-      verdicts: Object.entries(results.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.verdict]: (acc[r.verdict] ?? 0) + 1 }), {})).map(([k, v]) => `${k}:${v}`).join(' '),
+      verdicts: Object.entries(results.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.verdict]: (acc[r.verdict] ?? 0) + 1 }), {}))
+        .map(([k, v]) => `${k}:${v}`)
+        .join(' '),
     },
   ]);
   await close();

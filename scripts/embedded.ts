@@ -17,9 +17,15 @@ export interface Embedded {
 }
 
 /** The workers of embedded mode; tests may replace them. */
-export const defaultHandlers = (config: Config, registry: Registry): RegisteredHandler[] => [qrJobHandler, createVerifyHandler({ config, registry })];
+export const defaultHandlers = (config: Config, registry: Registry): RegisteredHandler[] => [
+  qrJobHandler,
+  createVerifyHandler({ config, registry }),
+];
 
-export async function buildEmbedded(config: Config, handlers: (registry: Registry) => RegisteredHandler[] = (registry) => defaultHandlers(config, registry)): Promise<Embedded> {
+export async function buildEmbedded(
+  config: Config,
+  handlers: (registry: Registry) => RegisteredHandler[] = (registry) => defaultHandlers(config, registry),
+): Promise<Embedded> {
   const logger = createLogger(config.LOG_LEVEL, 'embedded');
   const registry = createRegistry({ service: 'embedded' });
   const transport = new InProcessTransport(handlers(registry));

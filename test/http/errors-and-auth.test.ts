@@ -87,14 +87,24 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
 
     it('413 for a body over 64 KiB', async () => {
       const body = JSON.stringify({ emails: ['a'.repeat(70 * 1024)] });
-      const response = await call(server, BATCH, { key: server.key, method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      const response = await call(server, BATCH, {
+        key: server.key,
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
       expectError(response, 413, 'payload_too_large');
       expect(response.headers.get('x-service-cost')).toBe('0');
     });
 
     it('415 for a non-empty body that is not JSON', async () => {
       for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
-        const response = await call(server, BATCH, { key: server.key, method: 'POST', body: 'emails=a@b.c', headers: { 'content-type': type } });
+        const response = await call(server, BATCH, {
+          key: server.key,
+          method: 'POST',
+          body: 'emails=a@b.c',
+          headers: { 'content-type': type },
+        });
         expectError(response, 415, 'unsupported_media_type');
       }
     });

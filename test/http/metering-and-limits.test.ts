@@ -109,7 +109,9 @@ describe('distributed mode: two gateway replicas', () => {
   it('concurrent calls on both replicas never both take the last free call', async () => {
     const key = generateApiKey();
     await one.keys.create('race', key);
-    const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => call(i % 2 === 0 ? one : two, '/v1/qr/wifi?ssid=x&security=nopass', { key })));
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => call(i % 2 === 0 ? one : two, '/v1/qr/wifi?ssid=x&security=nopass', { key })),
+    );
     const costs = answers.map((answer) => answer.headers.get('x-service-cost')).sort();
     // Allowance of wifi is the default 1000 here; what matters is that each call saw its own count.
     const remaining = answers.map((answer) => Number(answer.headers.get('x-service-free-remaining'))).sort((a, b) => a - b);

@@ -21,7 +21,13 @@ describe('OpenAPI and docs', () => {
   it('is OpenAPI 3.1 with bearer security on the metered routes', () => {
     expect(spec.openapi).toBe('3.1.0');
     expect(spec.components.securitySchemes.bearerAuth).toEqual({ type: 'http', scheme: 'bearer' });
-    expect(Object.keys(spec.paths).sort()).toEqual(['/v1/email-verify/verify', '/v1/email-verify/verify/batch', '/v1/qr/qr', '/v1/qr/wifi', '/v1/usage']);
+    expect(Object.keys(spec.paths).sort()).toEqual([
+      '/v1/email-verify/verify',
+      '/v1/email-verify/verify/batch',
+      '/v1/qr/qr',
+      '/v1/qr/wifi',
+      '/v1/usage',
+    ]);
     expect(spec.paths['/v1/qr/qr']!.get!.security).toEqual([{ bearerAuth: [] }]);
   });
 

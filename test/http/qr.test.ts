@@ -77,9 +77,18 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
 
   it('wifi parameter rules', async () => {
     expect((await get('/v1/qr/wifi?ssid=x')).json()).toMatchObject({ error: 'invalid_parameter', details: { param: 'password' } });
-    expect((await get('/v1/qr/wifi?ssid=x&security=nopass&password=secret12')).json()).toMatchObject({ error: 'invalid_parameter', details: { param: 'password' } });
-    expect((await get('/v1/qr/wifi?ssid=x&password=short')).json()).toMatchObject({ error: 'invalid_parameter', details: { param: 'password' } });
-    expect((await get(`/v1/qr/wifi?ssid=${'s'.repeat(33)}&security=nopass`)).json()).toMatchObject({ error: 'invalid_parameter', details: { param: 'ssid' } });
+    expect((await get('/v1/qr/wifi?ssid=x&security=nopass&password=secret12')).json()).toMatchObject({
+      error: 'invalid_parameter',
+      details: { param: 'password' },
+    });
+    expect((await get('/v1/qr/wifi?ssid=x&password=short')).json()).toMatchObject({
+      error: 'invalid_parameter',
+      details: { param: 'password' },
+    });
+    expect((await get(`/v1/qr/wifi?ssid=${'s'.repeat(33)}&security=nopass`)).json()).toMatchObject({
+      error: 'invalid_parameter',
+      details: { param: 'ssid' },
+    });
     expect((await get('/v1/qr/wifi?ssid=x&security=nopass')).status).toBe(200);
   });
 });

@@ -32,10 +32,20 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     expect(response.status).toBe(200);
     expect(response.headers.get('x-service-cost')).toBe('0');
     expect(response.headers.get('x-service-free-remaining')).toBe('9');
-    const body = response.json() as { count: number; results: Array<{ email: string; verdict: string; reason: string; didYouMean?: string }>; summary: Record<string, number> };
+    const body = response.json() as {
+      count: number;
+      results: Array<{ email: string; verdict: string; reason: string; didYouMean?: string }>;
+      summary: Record<string, number>;
+    };
     expect(body.count).toBe(5);
     expect(body.results.map((result) => result.email)).toEqual(emails);
-    expect(body.results.map((result) => result.verdict)).toEqual(['deliverable', 'undeliverable', 'deliverable', 'undeliverable', 'undeliverable']);
+    expect(body.results.map((result) => result.verdict)).toEqual([
+      'deliverable',
+      'undeliverable',
+      'deliverable',
+      'undeliverable',
+      'undeliverable',
+    ]);
     expect(body.results[3]).toMatchObject({ reason: 'invalid_domain', didYouMean: 'ann@gmail.com' });
     expect(body.summary).toEqual({ deliverable: 2, risky: 0, undeliverable: 3 });
   });
@@ -43,12 +53,23 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
   it('single: one result object', async () => {
     const response = await call(server, '/v1/email-verify/verify?email=ann%40shop.test', { key: server.key });
     expect(response.status).toBe(200);
-    expect(response.json()).toMatchObject({ email: 'ann@shop.test', verdict: 'deliverable', reason: 'accepted_email', checks: { smtp: 'accepted', catchAll: false } });
+    expect(response.json()).toMatchObject({
+      email: 'ann@shop.test',
+      verdict: 'deliverable',
+      reason: 'accepted_email',
+      checks: { smtp: 'accepted', catchAll: false },
+    });
     expect(response.headers.get('x-service-free-remaining')).toBe('99');
   });
 
   it('single: a missing or unknown parameter is invalid_parameter', async () => {
-    expect((await call(server, '/v1/email-verify/verify', { key: server.key })).json()).toMatchObject({ error: 'invalid_parameter', details: { param: 'email' } });
-    expect((await call(server, '/v1/email-verify/verify?email=a@b.co&x=1', { key: server.key })).json()).toMatchObject({ error: 'invalid_parameter', details: { param: 'x' } });
+    expect((await call(server, '/v1/email-verify/verify', { key: server.key })).json()).toMatchObject({
+      error: 'invalid_parameter',
+      details: { param: 'email' },
+    });
+    expect((await call(server, '/v1/email-verify/verify?email=a@b.co&x=1', { key: server.key })).json()).toMatchObject({
+      error: 'invalid_parameter',
+      details: { param: 'x' },
+    });
   });
 });

@@ -38,10 +38,13 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
   afterAll(async () => server?.close());
 
   describe('authentication', () => {
-    it.each(['email-verify', 'qr'] as const)('%s: the client cannot connect without a key or with a revoked key (HTTP 401)', async (name) => {
-      await expectHttpFailure(new Client({ name: 't', version: '1' }).connect(transportFor(server, name, null)), 401);
-      await expectHttpFailure(new Client({ name: 't', version: '1' }).connect(transportFor(server, name, server.revokedKey)), 401);
-    });
+    it.each(['email-verify', 'qr'] as const)(
+      '%s: the client cannot connect without a key or with a revoked key (HTTP 401)',
+      async (name) => {
+        await expectHttpFailure(new Client({ name: 't', version: '1' }).connect(transportFor(server, name, null)), 401);
+        await expectHttpFailure(new Client({ name: 't', version: '1' }).connect(transportFor(server, name, server.revokedKey)), 401);
+      },
+    );
 
     it('answers 401 in the error format with the RFC 6750 challenge, like REST', async () => {
       const missing = await rpc(server, 'qr', INITIALIZE, null);
@@ -119,7 +122,8 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     it('a rejected tool call (bad input) counts against the budget, as a rejected REST call does', async () => {
       const key = await freshKey(server);
       const qr = await connect(server, 'qr', key);
-      for (let i = 0; i < 3; i += 1) expect(toolError(await qr.callTool('qr_generate', { data: 'a', scale: 0 })).error).toBe('invalid_parameter');
+      for (let i = 0; i < 3; i += 1)
+        expect(toolError(await qr.callTool('qr_generate', { data: 'a', scale: 0 })).error).toBe('invalid_parameter');
       expect((await call(server, '/v1/qr/qr?data=a', { key })).status).toBe(429);
       await qr.close();
     });

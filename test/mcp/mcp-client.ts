@@ -19,7 +19,12 @@ export interface Connected {
   close(): Promise<void>;
 }
 
-export function transportFor(server: TestServer, name: ToolServerName, key: string | null, seen: Response[] = []): StreamableHTTPClientTransport {
+export function transportFor(
+  server: TestServer,
+  name: ToolServerName,
+  key: string | null,
+  seen: Response[] = [],
+): StreamableHTTPClientTransport {
   return new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/api/mcp/${name}`), {
     requestInit: key === null ? {} : { headers: { Authorization: `Bearer ${key}` } },
     fetch: async (url, init) => {

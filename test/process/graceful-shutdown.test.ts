@@ -43,11 +43,24 @@ describe('graceful shutdown of the gateway process', () => {
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
     gateway = spawn(process.execPath, ['--import', 'tsx', 'services/gateway/src/main.ts'], {
-      env: { ...process.env, REDIS_URL: url, REDIS_PREFIX: prefix, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', SHUTDOWN_GRACE_MS: '15000', RATE_LIMIT_QR_GENERATE: '0' },
+      env: {
+        ...process.env,
+        REDIS_URL: url,
+        REDIS_PREFIX: prefix,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        SHUTDOWN_GRACE_MS: '15000',
+        RATE_LIMIT_QR_GENERATE: '0',
+      },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     exitCode = new Promise((resolve) => gateway.once('exit', (code) => resolve(code)));
-    await waitUntil(async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.status === 200, 20_000, 'the gateway to be ready');
+    await waitUntil(
+      async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.status === 200,
+      20_000,
+      'the gateway to be ready',
+    );
   });
 
   afterAll(async () => {
@@ -67,7 +80,10 @@ describe('graceful shutdown of the gateway process', () => {
     gateway.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 100));
     // Draining: a new request on a new connection is not accepted (refused or 503).
-    const during = await fetch(`${baseUrl}/readyz`).then((response) => response.status, () => 0);
+    const during = await fetch(`${baseUrl}/readyz`).then(
+      (response) => response.status,
+      () => 0,
+    );
     expect([0, 503]).toContain(during);
 
     const answers = await Promise.all(requests);

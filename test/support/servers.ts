@@ -41,7 +41,7 @@ const BASE_ENV = { LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1' };
 interface Parts {
   app: FastifyInstance;
   keys: KeyStore;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 async function embeddedParts(options: ServerOptions, key: string, revokedKey: string): Promise<Parts> {
@@ -68,7 +68,9 @@ async function distributedParts(options: ServerOptions, key: string, revokedKey:
   const workers: Worker[] =
     options.workers === false
       ? []
-      : (options.handlers ?? [qrJobHandler, createVerifyHandler({ config })]).map((handler) => startBullWorker(handler, { url, redisPrefix: prefix, concurrency: 4 }));
+      : (options.handlers ?? [qrJobHandler, createVerifyHandler({ config })]).map((handler) =>
+          startBullWorker(handler, { url, redisPrefix: prefix, concurrency: 4 }),
+        );
   return {
     app: built.gateway.app,
     keys: built.keys,
@@ -85,7 +87,8 @@ export async function startServer(mode: Mode, options: ServerOptions = {}): Prom
   const key = options.key ?? generateApiKey();
   const revokedKey = generateApiKey();
   const prefix = options.prefix ?? uniquePrefix(mode);
-  const parts = mode === 'embedded' ? await embeddedParts(options, key, revokedKey) : await distributedParts(options, key, revokedKey, prefix);
+  const parts =
+    mode === 'embedded' ? await embeddedParts(options, key, revokedKey) : await distributedParts(options, key, revokedKey, prefix);
   const baseUrl = await parts.app.listen({ port: 0, host: '127.0.0.1' });
   return { mode, baseUrl, prefix, key, revokedKey, keys: parts.keys, close: parts.close };
 }
@@ -99,5 +102,5 @@ export async function call(
   if (init.key !== null && init.key !== undefined) headers.set('authorization', `Bearer ${init.key}`);
   const response = await fetch(`${server.baseUrl}${path}`, { ...init, headers });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) };
+  return { status: response.status, headers: response.headers, text, json: (): unknown => JSON.parse(text) };
 }

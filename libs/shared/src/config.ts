@@ -8,12 +8,13 @@ import { z } from 'zod';
 import { OPERATIONS, type OperationId } from './operations.ts';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
-const csv = z
-  .string()
-  .transform((value) => value.split(',').map((part) => part.trim()).filter((part) => part !== ''));
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((value) => value === 'true' || value === '1' || value === 'yes');
+const csv = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== ''),
+);
 
 const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:]+)(:\d{1,5})?$/, 'expected host or host:port');
 
@@ -22,7 +23,10 @@ export const envSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   REDIS_URL: z.string().url().optional(),
   /** Namespaces every Redis key and queue of this deployment (tests give each file its own). */
-  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('svc'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/)
+    .default('svc'),
   API_KEYS: csv.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
@@ -49,13 +53,22 @@ export const envSchema = z.object({
   VERIFY_DNS_SERVERS: csv.pipe(z.array(hostPort)).optional(),
   VERIFY_SMTP_PORT: int(1, 65535).default(25),
   VERIFY_ALLOW_PRIVATE_MX: bool.default(false),
-  VERIFY_HELO_NAME: z.string().regex(/^[A-Za-z0-9.-]+$/).optional(),
-  VERIFY_MAIL_FROM: z.string().regex(/^[^\s<>]+@[A-Za-z0-9.-]+$/).optional(),
+  VERIFY_HELO_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]+$/)
+    .optional(),
+  VERIFY_MAIL_FROM: z
+    .string()
+    .regex(/^[^\s<>]+@[A-Za-z0-9.-]+$/)
+    .optional(),
   VERIFY_CONNECT_TIMEOUT_MS: int(1, 600_000).default(5_000),
   VERIFY_COMMAND_TIMEOUT_MS: int(1, 600_000).default(10_000),
   VERIFY_BATCH_DEADLINE_MS: int(100, 600_000).default(30_000),
   VERIFY_MAX_CONNECTIONS_PER_HOST: int(1, 100).default(2),
-  VERIFY_SOCKS_PROXY: z.string().regex(/^socks5h?:\/\/[^\s]+$/).optional(),
+  VERIFY_SOCKS_PROXY: z
+    .string()
+    .regex(/^socks5h?:\/\/[^\s]+$/)
+    .optional(),
   /** Seconds to cache per-address outcomes and domain facts (MX answers also honour their DNS TTL). */
   VERIFY_RESULT_CACHE_TTL_S: int(0, 30 * 86_400).default(86_400),
   VERIFY_DOMAIN_CACHE_TTL_S: int(0, 30 * 86_400).default(3_600),

@@ -66,7 +66,9 @@ export const OPERATIONS: Record<OperationId, OperationDef> = {
 export function formatUsd(microUsd: number): string {
   if (!Number.isSafeInteger(microUsd) || microUsd < 0) throw new RangeError(`not a money amount: ${microUsd}`);
   const whole = Math.floor(microUsd / 1_000_000);
-  const fraction = String(microUsd % 1_000_000).padStart(6, '0').replace(/0+$/, '');
+  const fraction = String(microUsd % 1_000_000)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
   return fraction === '' ? String(whole) : `${whole}.${fraction}`;
 }
 

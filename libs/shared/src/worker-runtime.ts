@@ -27,12 +27,13 @@ export interface WorkerProcessOptions {
 export interface WorkerProcess {
   workers: Worker[];
   server: Server;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 export async function runWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
   const { config, registry, logger } = options;
-  if (config.REDIS_URL === undefined) throw new Error('REDIS_URL is required for a worker process (embedded mode runs workers inside `npm start`).');
+  if (config.REDIS_URL === undefined)
+    throw new Error('REDIS_URL is required for a worker process (embedded mode runs workers inside `npm start`).');
   const url = config.REDIS_URL;
   const metrics = createWorkerMetrics(registry);
   const workers = options.handlers.map((handler) => {
@@ -53,7 +54,9 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 
   // Queue depth is read at scrape time, so an idle worker costs Redis nothing between scrapes.
   const countsClient = createRedis(url, 'request', 'worker-metrics');
-  const queues = options.handlers.map((handler) => new Queue(handler.kind.name, { connection: countsClient, prefix: bullPrefix(config.REDIS_PREFIX) }));
+  const queues = options.handlers.map(
+    (handler) => new Queue(handler.kind.name, { connection: countsClient, prefix: bullPrefix(config.REDIS_PREFIX) }),
+  );
   for (const queue of queues) queue.on('error', () => undefined);
   const collectDepth = async () => {
     await Promise.all(
@@ -69,7 +72,9 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
     const path = (request.url ?? '/').split('?')[0];
     if (path === '/healthz') {
       const healthy = workers.every((worker) => worker.isRunning()) && countsClient.status === 'ready';
-      response.writeHead(healthy ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: healthy ? 'ok' : 'unhealthy' }));
+      response
+        .writeHead(healthy ? 200 : 503, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: healthy ? 'ok' : 'unhealthy' }));
       return;
     }
     if (path === '/metrics') {
@@ -79,7 +84,9 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
         .catch(() => response.writeHead(500).end());
       return;
     }
-    response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not_found', message: 'Try /healthz or /metrics.' }));
+    response
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: 'not_found', message: 'Try /healthz or /metrics.' }));
   });
   server.requestTimeout = 10_000;
   await new Promise<void>((resolve) => server.listen(config.WORKER_METRICS_PORT, config.WORKER_METRICS_HOST, resolve));

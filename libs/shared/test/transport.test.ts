@@ -64,9 +64,9 @@ function sharedContract(name: string, make: () => Promise<{ transport: JobTransp
   });
 }
 
-sharedContract('in-process', async () => {
+sharedContract('in-process', () => {
   const transport = new InProcessTransport([echoHandler]);
-  return { transport, close: () => transport.close() };
+  return Promise.resolve({ transport, close: () => transport.close() });
 });
 
 sharedContract('bullmq', async () => {
@@ -91,16 +91,19 @@ describe('bullmq: failure behaviour', () => {
     const prefix = uniquePrefix('noworker');
     const transport = await BullTransport.create({ url: url(), redisPrefix: prefix, kinds: [ECHO_JOB] });
     let handled = 0;
-    const counting = { ...echoHandler, handle: async (payload: unknown, context: Parameters<typeof echoHandler.handle>[1]) => {
-      handled += 1;
-      return echoHandler.handle(payload, context);
-    } };
+    const counting = {
+      ...echoHandler,
+      handle: async (payload: unknown, context: Parameters<typeof echoHandler.handle>[1]) => {
+        handled += 1;
+        return echoHandler.handle(payload, context);
+      },
+    };
     let worker: Worker | undefined;
     try {
       const error = await rejection(submit(transport, { value: 'nobody' }, 500));
       expect(error.code).toBe('timeout');
       worker = startBullWorker(counting, { url: url(), redisPrefix: prefix, concurrency: 1 });
-      const queue = (transport as BullTransport).queues()[0]!;
+      const queue = transport.queues()[0]!;
       await expect.poll(async () => (await queue.getJobCounts('failed')).failed, { timeout: 5_000 }).toBe(1);
       expect(handled).toBe(0);
     } finally {

@@ -1,5 +1,14 @@
 /** The distributed gateway: jobs over BullMQ, keys, meters and rate limits in Redis. */
-import { BullTransport, QR_JOB, VERIFY_JOB, createGatewayMetrics, createLogger, createRedis, createRegistry, type Config } from '@svc/shared';
+import {
+  BullTransport,
+  QR_JOB,
+  VERIFY_JOB,
+  createGatewayMetrics,
+  createLogger,
+  createRedis,
+  createRegistry,
+  type Config,
+} from '@svc/shared';
 import { buildGateway, type GatewayApp } from './app.ts';
 import { serve } from './server.ts';
 import { RedisKeyStore } from './stores/redis-key-store.ts';

@@ -21,7 +21,8 @@ function parseAllowances(entries: string[]): Partial<Record<OperationId, number>
   const out: Partial<Record<OperationId, number>> = {};
   for (const entry of entries) {
     const [operation, calls] = entry.split('=');
-    if (operation === undefined || !isOperation(operation) || calls === undefined || !/^\d+$/.test(calls)) throw new Error(`bad --free ${entry}`);
+    if (operation === undefined || !isOperation(operation) || calls === undefined || !/^\d+$/.test(calls))
+      throw new Error(`bad --free ${entry}`);
     out[operation] = Number(calls);
   }
   return out;
@@ -30,7 +31,11 @@ function parseAllowances(entries: string[]): Partial<Record<OperationId, number>
 export async function runKeysCli(argv: string[], env: Record<string, string | undefined> = process.env): Promise<string> {
   const config = loadConfig(env);
   if (config.REDIS_URL === undefined) throw new Error('REDIS_URL is not set: keys live in Redis (embedded mode takes API_KEYS instead).');
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { name: { type: 'string' }, free: { type: 'string', multiple: true } } });
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { name: { type: 'string' }, free: { type: 'string', multiple: true } },
+  });
   const [command, ...rest] = positionals;
   const redis = createRedis(config.REDIS_URL, 'request', 'keys-cli');
   try {
@@ -45,9 +50,14 @@ export async function runKeysCli(argv: string[], env: Record<string, string | un
       }
       case 'list': {
         const keys = await store.list();
-        return keys
-          .map((key) => `${key.id}  ${key.name}  created ${key.createdAt}  ${key.revoked ? 'REVOKED' : 'active'}  ${JSON.stringify(key.freeAllowance)}`)
-          .join('\n') || '(no keys)';
+        return (
+          keys
+            .map(
+              (key) =>
+                `${key.id}  ${key.name}  created ${key.createdAt}  ${key.revoked ? 'REVOKED' : 'active'}  ${JSON.stringify(key.freeAllowance)}`,
+            )
+            .join('\n') || '(no keys)'
+        );
       }
       case 'revoke': {
         const target = rest[0];

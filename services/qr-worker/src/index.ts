@@ -6,4 +6,4 @@ export { encode, type ModuleMatrix } from './encode.ts';
 export { renderSvg } from './svg.ts';
 export { matrixBody } from './matrix.ts';
 
-export const qrJobHandler = registerHandler(QR_JOB, async (payload) => renderQr(payload));
+export const qrJobHandler = registerHandler(QR_JOB, (payload) => Promise.resolve(renderQr(payload)));

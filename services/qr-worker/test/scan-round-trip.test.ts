@@ -76,7 +76,9 @@ describe('the JSON matrix', () => {
 describe('the SVG itself', () => {
   it('has pixel width/height, a module viewBox, crisp edges and one path', () => {
     const svg = svgOf(job({ data: 'x', scale: '10', margin: '2' }));
-    expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="250" height="250" viewBox="0 0 25 25" shape-rendering="crispEdges">/);
+    expect(svg).toMatch(
+      /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="250" height="250" viewBox="0 0 25 25" shape-rendering="crispEdges">/,
+    );
     expect(svg.match(/<path /g)).toHaveLength(1);
     expect(svg).not.toContain('stroke');
   });

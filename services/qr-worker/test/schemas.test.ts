@@ -1,6 +1,6 @@
 /** The QR query rules of decisions.md, and their errors, at the schema level. */
 import { describe, expect, it } from 'vitest';
-import type { ApiError} from '@svc/shared';
+import type { ApiError } from '@svc/shared';
 import { normaliseColour, qrQuerySchema, qrToolInputSchema, qrValidationError, wifiQuerySchema, wifiToolInputSchema } from '@svc/shared';
 
 function errorOf(schema: { safeParse: (value: unknown) => { success: boolean; error?: unknown } }, input: unknown): ApiError {
@@ -32,7 +32,14 @@ describe('colours', () => {
 
 describe('QR query', () => {
   it('applies the defaults', () => {
-    expect(qrQuerySchema.parse({ data: 'x' })).toEqual({ data: 'x', format: 'svg', scale: 8, margin: 4, dark: '#000000ff', light: '#ffffffff' });
+    expect(qrQuerySchema.parse({ data: 'x' })).toEqual({
+      data: 'x',
+      format: 'svg',
+      scale: 8,
+      margin: 4,
+      dark: '#000000ff',
+      light: '#ffffffff',
+    });
   });
 
   it.each([

@@ -2,7 +2,15 @@
  * The verify job handler, assembled from configuration: resolver, SSRF guard, per-host limiter,
  * outcome cache (Redis in distributed mode, memory in embedded mode) and metrics.
  */
-import { VERIFY_JOB, registerHandler, verifyResultSchema, type Config, type RegisteredHandler, type Redis, type VerifyResult } from '@svc/shared';
+import {
+  VERIFY_JOB,
+  registerHandler,
+  verifyResultSchema,
+  type Config,
+  type RegisteredHandler,
+  type Redis,
+  type VerifyResult,
+} from '@svc/shared';
 import type { Registry } from 'prom-client';
 import { MemoryTtlCache, RedisTtlCache, type TtlCache } from './cache/ttl-cache.ts';
 import { DnsResolver } from './dns/resolver.ts';
@@ -28,7 +36,9 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
     onLookup: (type, result) => metrics?.dnsLookups.inc({ type, result }),
   });
   const store: TtlCache<VerifyResult> =
-    options.redis === undefined ? new MemoryTtlCache<VerifyResult>() : new RedisTtlCache(options.redis, `${config.REDIS_PREFIX}:verify:result`, verifyResultSchema);
+    options.redis === undefined
+      ? new MemoryTtlCache<VerifyResult>()
+      : new RedisTtlCache(options.redis, `${config.REDIS_PREFIX}:verify:result`, verifyResultSchema);
   const ttl = config.VERIFY_RESULT_CACHE_TTL_S;
   return new Verifier({
     lookupMailHosts: (domain) => resolver.lookupMailHosts(domain),
@@ -56,7 +66,10 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
       },
       trackOpen: (delta) => metrics?.smtpSessionsOpen.inc(delta),
       onReply: (code) => metrics?.smtpReplies.inc({ class: `${Math.floor(code / 100)}xx` }),
-      observeSession: (result) => metrics?.smtpSessions.inc({ outcome: result === undefined ? 'aborted' : result.failure === undefined ? 'completed' : result.failure.kind }),
+      observeSession: (result) =>
+        metrics?.smtpSessions.inc({
+          outcome: result === undefined ? 'aborted' : result.failure === undefined ? 'completed' : result.failure.kind,
+        }),
     },
   });
 }

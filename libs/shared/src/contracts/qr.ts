@@ -39,7 +39,9 @@ const data = z
     message: `\`data\` may hold at most ${MAX_DATA_CODE_POINTS} characters`,
     params: { contract: 'content_too_long' },
   })
-  .describe('Content to encode (text or URL), 1 to 800 characters; the encoded form must fit version 10 at level M (213 bytes in byte mode).');
+  .describe(
+    'Content to encode (text or URL), 1 to 800 characters; the encoded form must fit version 10 at level M (213 bytes in byte mode).',
+  );
 
 const range = (min: number, max: number) => `must be from ${min} to ${max}`;
 
@@ -54,7 +56,13 @@ const queryInt = (min: number, max: number, fallback: number, what: string) =>
     .describe(`${what}, ${min} to ${max} (default ${fallback}).`);
 
 const jsonInt = (min: number, max: number, fallback: number, what: string) =>
-  z.number().int('must be a whole number').min(min, range(min, max)).max(max, range(min, max)).default(fallback).describe(`${what}, ${min} to ${max} (default ${fallback}).`);
+  z
+    .number()
+    .int('must be a whole number')
+    .min(min, range(min, max))
+    .max(max, range(min, max))
+    .default(fallback)
+    .describe(`${what}, ${min} to ${max} (default ${fallback}).`);
 
 const SCALE = [1, 40, 8, 'Pixels per module'] as const;
 const MARGIN = [0, 20, 4, 'Quiet zone in modules (below 4 harms scanning)'] as const;
@@ -100,9 +108,13 @@ function passwordProblem(security: Security, password: string | undefined): stri
   if (password === undefined || password === '') return `a password is required with security=${security}`;
   const length = [...password].length;
   if (security === 'WPA') {
-    return (length >= 8 && length <= 63) || (password.length === 64 && HEX.test(password)) ? undefined : 'a WPA password has 8 to 63 characters, or 64 hex digits';
+    return (length >= 8 && length <= 63) || (password.length === 64 && HEX.test(password))
+      ? undefined
+      : 'a WPA password has 8 to 63 characters, or 64 hex digits';
   }
-  return [5, 13].includes(length) || ([10, 26].includes(password.length) && HEX.test(password)) ? undefined : 'a WEP password has 5 or 13 characters, or 10 or 26 hex digits';
+  return [5, 13].includes(length) || ([10, 26].includes(password.length) && HEX.test(password))
+    ? undefined
+    : 'a WEP password has 5 or 13 characters, or 10 or 26 hex digits';
 }
 
 const ssid = z
@@ -112,7 +124,12 @@ const ssid = z
     return bytes >= 1 && bytes <= 32;
   }, 'the network name has 1 to 32 bytes of UTF-8')
   .describe('Network name (SSID), 1 to 32 bytes of UTF-8.');
-const password = z.string().optional().describe('Network password; required unless security=nopass (WPA: 8-63 characters or 64 hex digits; WEP: 5 or 13 characters or 10 or 26 hex digits).');
+const password = z
+  .string()
+  .optional()
+  .describe(
+    'Network password; required unless security=nopass (WPA: 8-63 characters or 64 hex digits; WEP: 5 or 13 characters or 10 or 26 hex digits).',
+  );
 const security = z
   .string()
   .transform((value, context) => {
@@ -153,7 +170,11 @@ export const wifiQuerySchema = z
     ssid,
     password,
     security,
-    hidden: z.enum(['true', 'false']).default('false').transform((value) => value === 'true').describe('The network hides its name (default false).'),
+    hidden: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((value) => value === 'true')
+      .describe('The network hides its name (default false).'),
     format,
     scale: queryInt(...SCALE),
     margin: queryInt(...MARGIN),
@@ -164,7 +185,14 @@ export const wifiQuerySchema = z
     wifiRules(value, context);
     distinctColours(value, context);
   })
-  .transform((value): QrJobPayload => ({ data: wifiData(value), format: value.format, scale: value.scale, margin: value.margin, dark: value.dark, light: value.light }));
+  .transform((value): QrJobPayload => ({
+    data: wifiData(value),
+    format: value.format,
+    scale: value.scale,
+    margin: value.margin,
+    dark: value.dark,
+    light: value.light,
+  }));
 
 /** MCP tool arguments: JSON values, SVG always. */
 /** The tool arguments' object (what tool servers advertise); `qrToolInputSchema` adds the cross-field rules. */
@@ -189,7 +217,14 @@ export const wifiToolInputSchema = wifiToolInputObject
     wifiRules(value, context);
     distinctColours(value, context);
   })
-  .transform((value): QrJobPayload => ({ data: wifiData(value), format: 'svg', scale: value.scale, margin: value.margin, dark: value.dark, light: value.light }));
+  .transform((value): QrJobPayload => ({
+    data: wifiData(value),
+    format: 'svg',
+    scale: value.scale,
+    margin: value.margin,
+    dark: value.dark,
+    light: value.light,
+  }));
 
 export const qrToolOutputSchema = z
   .object({
@@ -210,7 +245,9 @@ export function qrValidationError(error: z.ZodError): ApiError {
   }
   const param = String(issue.path[0] ?? '?');
   if (issue.code === 'custom' && (issue.params as { contract?: string } | undefined)?.contract === 'content_too_long') {
-    return new ApiError('content_too_long', `\`data\` may hold at most ${MAX_DATA_CODE_POINTS} characters.`, { details: { param, limit: MAX_DATA_CODE_POINTS } });
+    return new ApiError('content_too_long', `\`data\` may hold at most ${MAX_DATA_CODE_POINTS} characters.`, {
+      details: { param, limit: MAX_DATA_CODE_POINTS },
+    });
   }
   // zod 4 leaves the input out of issues: a missing value shows as `received undefined`.
   const message = issue.code === 'invalid_type' && /received undefined$/.test(issue.message) ? 'is required' : issue.message;
@@ -240,7 +277,11 @@ export const qrJobResultSchema = z.discriminatedUnion('ok', [
   }),
   z.object({
     ok: z.literal(false),
-    error: z.object({ error: z.enum(['content_too_long', 'invalid_parameter']), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }),
+    error: z.object({
+      error: z.enum(['content_too_long', 'invalid_parameter']),
+      message: z.string(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
   }),
 ]);
 export type QrJobResult = z.infer<typeof qrJobResultSchema>;

@@ -54,9 +54,7 @@ export const verifyResultSchema = z
   .strict();
 export type VerifyResult = z.infer<typeof verifyResultSchema>;
 
-export const summarySchema = z
-  .object({ deliverable: z.number().int(), risky: z.number().int(), undeliverable: z.number().int() })
-  .strict();
+export const summarySchema = z.object({ deliverable: z.number().int(), risky: z.number().int(), undeliverable: z.number().int() }).strict();
 
 export const batchResponseSchema = z
   .object({ count: z.number().int(), results: z.array(verifyResultSchema), summary: summarySchema })
@@ -66,17 +64,11 @@ export type BatchResponse = z.infer<typeof batchResponseSchema>;
 /** Request body of the batch route and the batch tool (its error mapping lives with the route). */
 export const batchRequestSchema = z
   .object({
-    emails: z
-      .array(z.string())
-      .min(1)
-      .max(MAX_BATCH)
-      .describe(`Addresses to verify, 1 to ${MAX_BATCH}; results come back in this order.`),
+    emails: z.array(z.string()).min(1).max(MAX_BATCH).describe(`Addresses to verify, 1 to ${MAX_BATCH}; results come back in this order.`),
   })
   .strict();
 
-export const singleVerifyQuerySchema = z
-  .object({ email: z.string().min(1).describe('The address to verify.') })
-  .strict();
+export const singleVerifyQuerySchema = z.object({ email: z.string().min(1).describe('The address to verify.') }).strict();
 
 export const verifyJobPayloadSchema = z.object({ emails: z.array(z.string()).min(1).max(MAX_BATCH) });
 export type VerifyJobPayload = z.infer<typeof verifyJobPayloadSchema>;

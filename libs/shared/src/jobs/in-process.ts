@@ -47,8 +47,8 @@ export class InProcessTransport implements JobTransport {
     }
   }
 
-  async isReady(): Promise<boolean> {
-    return !this.closed;
+  isReady(): Promise<boolean> {
+    return Promise.resolve(!this.closed);
   }
 
   /** Stops taking jobs and lets the running ones finish (each is bounded by its own deadline). */

@@ -1,7 +1,6 @@
 import { ApiError } from '../errors.ts';
 
-export const deadlineError = (): ApiError =>
-  new ApiError('timeout', 'The job did not finish within the request deadline.');
+export const deadlineError = (): ApiError => new ApiError('timeout', 'The job did not finish within the request deadline.');
 
 export const unavailableError = (cause?: unknown): ApiError =>
   new ApiError('service_unavailable', 'The job backend cannot take this job right now; try again shortly.', {

@@ -54,7 +54,7 @@ export interface RegisteredHandler {
 }
 
 export function registerHandler<P, R>(kind: JobKind<P, R>, handle: JobHandler<P, R>): RegisteredHandler {
-  return { kind: kind as JobKind<unknown, unknown>, handle: handle as JobHandler<unknown, unknown> };
+  return { kind: kind, handle: handle as JobHandler<unknown, unknown> };
 }
 
 /**

@@ -31,11 +31,11 @@ export interface FoundRedis {
 export async function findRedis(env: Record<string, string | undefined> = process.env): Promise<FoundRedis> {
   const fromEnv = env.REDIS_URL;
   if (fromEnv !== undefined && fromEnv !== '') {
-    if (await reachable(fromEnv)) return { url: fromEnv, source: 'REDIS_URL', stop: async () => undefined };
+    if (await reachable(fromEnv)) return { url: fromEnv, source: 'REDIS_URL', stop: () => Promise.resolve() };
     throw new Error(`REDIS_URL=${fromEnv} is not reachable. ${NO_REDIS_MESSAGE}`);
   }
   const local = 'redis://127.0.0.1:6379';
-  if (await reachable(local)) return { url: local, source: 'local', stop: async () => undefined };
+  if (await reachable(local)) return { url: local, source: 'local', stop: () => Promise.resolve() };
   try {
     const { RedisContainer } = await import('@testcontainers/redis');
     const container = await new RedisContainer('redis:7-alpine').start();

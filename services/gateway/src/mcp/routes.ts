@@ -24,7 +24,13 @@ function copyHeadersToRaw(reply: FastifyReply): void {
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
 }
 
-async function serve(app: FastifyInstance, runner: JobRunner, definition: ToolServerDef, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function serve(
+  app: FastifyInstance,
+  runner: JobRunner,
+  definition: ToolServerDef,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
   const context: ToolContext = {
     runner,
     requestId: request.id,
@@ -58,7 +64,7 @@ async function serve(app: FastifyInstance, runner: JobRunner, definition: ToolSe
   }
 }
 
-export async function mcpRoutes(app: FastifyInstance, options: { runner: JobRunner }): Promise<void> {
+export function mcpRoutes(app: FastifyInstance, options: { runner: JobRunner }, done: (error?: Error) => void): void {
   // Like every metered route, each answer carries its cost: 401, 429 and the free methods cost 0.
   app.addHook('onSend', async (_request, reply, payload) => {
     if (!reply.hasHeader(COST_HEADER)) reply.header(COST_HEADER, '0');
@@ -88,4 +94,5 @@ export async function mcpRoutes(app: FastifyInstance, options: { runner: JobRunn
       handler: async (_request, reply) => reply.code(405).header('Allow', 'POST').type('application/json').send(METHOD_NOT_ALLOWED),
     });
   }
+  done();
 }

@@ -16,10 +16,16 @@ export interface ToolServerDef {
   register(server: McpServer, context: ToolContext): void;
 }
 
-const operationsOf = (name: ToolServerDef['name']): OperationId[] => OPERATION_IDS.filter((operation) => OPERATIONS[operation].toolServer === name);
+const operationsOf = (name: ToolServerDef['name']): OperationId[] =>
+  OPERATION_IDS.filter((operation) => OPERATIONS[operation].toolServer === name);
 
 export const TOOL_SERVERS: readonly ToolServerDef[] = [
-  { name: 'email-verify', operations: operationsOf('email-verify'), instructions: VERIFY_SERVER_INSTRUCTIONS, register: registerVerifyTools },
+  {
+    name: 'email-verify',
+    operations: operationsOf('email-verify'),
+    instructions: VERIFY_SERVER_INSTRUCTIONS,
+    register: registerVerifyTools,
+  },
   { name: 'qr', operations: operationsOf('qr'), instructions: QR_SERVER_INSTRUCTIONS, register: registerQrTools },
 ];
 

@@ -59,8 +59,7 @@ const QR_TOOLS: QrTool[] = [
   },
 ];
 
-export const QR_SERVER_INSTRUCTIONS =
-  `QR codes as SVG. Use ${OPERATIONS['qr.generate'].tool} for text and URLs, ${OPERATIONS['qr.wifi'].tool} for wifi network-join codes.`;
+export const QR_SERVER_INSTRUCTIONS = `QR codes as SVG. Use ${OPERATIONS['qr.generate'].tool} for text and URLs, ${OPERATIONS['qr.wifi'].tool} for wifi network-join codes.`;
 
 export function registerQrTools(server: McpServer, context: ToolContext): void {
   for (const tool of QR_TOOLS) {
@@ -78,7 +77,12 @@ export function registerQrTools(server: McpServer, context: ToolContext): void {
           const payload = parseArguments(tool.parse, args, qrValidationError);
           const result = await context.runner.run(tool.operation, QR_JOB, payload, context.requestId);
           if (!result.ok) throw new ApiError(result.error.error, result.error.message, { details: result.error.details });
-          const structured = qrToolOutputSchema.parse({ svg: result.body, version: result.version, size: result.size, margin: result.margin });
+          const structured = qrToolOutputSchema.parse({
+            svg: result.body,
+            version: result.version,
+            size: result.size,
+            margin: result.margin,
+          });
           return { structured, content: [textContent(structured.svg)] };
         }),
     );

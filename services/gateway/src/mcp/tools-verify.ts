@@ -3,7 +3,18 @@
  * the REST body and query as JSON, validated and mapped to errors by the REST routes' own code,
  * and the structured results are the REST bodies, so both doors answer alike.
  */
-import { MAX_BATCH, OPERATIONS, formatUsd, VERIFY_JOB, batchRequestSchema, batchResponseSchema, buildBatchResponse, singleVerifyQuerySchema, verifyResultSchema, type OperationId } from '@svc/shared';
+import {
+  MAX_BATCH,
+  OPERATIONS,
+  formatUsd,
+  VERIFY_JOB,
+  batchRequestSchema,
+  batchResponseSchema,
+  buildBatchResponse,
+  singleVerifyQuerySchema,
+  verifyResultSchema,
+  type OperationId,
+} from '@svc/shared';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { batchBodyError, singleQueryError } from '../routes/verify.ts';
 import { advertisedInput, parseArguments } from './advertised-schema.ts';

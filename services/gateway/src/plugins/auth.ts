@@ -42,17 +42,18 @@ export function unauthorized(identity: Identity): ApiError {
   });
 }
 
-export const requireKey: onRequestHookHandler = async (request: FastifyRequest) => {
-  if (request.identity.key === null) throw unauthorized(request.identity);
+export const requireKey: onRequestHookHandler = (request: FastifyRequest, _reply, done) => {
+  done(request.identity.key === null ? unauthorized(request.identity) : undefined);
 };
 
-async function authPlugin(app: FastifyInstance, options: { keys: KeyStore }): Promise<void> {
+function authPlugin(app: FastifyInstance, options: { keys: KeyStore }, done: (error?: Error) => void): void {
   // Reference-type defaults are refused by fastify; every request gets its own in the hook below.
   app.decorateRequest('identity', null as unknown as Identity);
   app.addHook('onRequest', async (request) => {
     const needsKey = request.url.startsWith('/v1/') || request.url.startsWith('/api/mcp/');
     request.identity = needsKey ? await identify(options.keys, request.headers.authorization) : NO_KEY;
   });
+  done();
 }
 
 export default fp(authPlugin, { name: 'auth' });

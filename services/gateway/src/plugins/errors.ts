@@ -44,7 +44,7 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.toBody());
 }
 
-async function errorsPlugin(app: FastifyInstance): Promise<void> {
+function errorsPlugin(app: FastifyInstance, _options: unknown, done: (error?: Error) => void): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     // decisions.md: a missing body is invalid_request whatever its content type says.
     const apiError =
@@ -68,6 +68,7 @@ async function errorsPlugin(app: FastifyInstance): Promise<void> {
     }
     return sendError(reply, new ApiError('not_found', `No route ${request.method} ${path}.`));
   });
+  done();
 }
 
 export default fp(errorsPlugin, { name: 'errors' });

@@ -3,7 +3,15 @@
  * and answers its cost and remaining free allowance. Every response of a metered route carries
  * `X-Service-Cost` (`0` for errors, 401 included); rejected calls cost nothing.
  */
-import { OPERATIONS, billingPeriod, formatUsd, unavailableError, type CallOutcome, type GatewayMetrics, type OperationId } from '@svc/shared';
+import {
+  OPERATIONS,
+  billingPeriod,
+  formatUsd,
+  unavailableError,
+  type CallOutcome,
+  type GatewayMetrics,
+  type OperationId,
+} from '@svc/shared';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Meter } from '../stores/meter.ts';
@@ -38,7 +46,7 @@ export function outcomeOf(status: number): CallOutcome {
   return status < 500 ? 'client_error' : 'server_error';
 }
 
-async function meteringPlugin(app: FastifyInstance, options: MeteringOptions): Promise<void> {
+function meteringPlugin(app: FastifyInstance, options: MeteringOptions, done: (error?: Error) => void): void {
   app.decorate('charge', async (request: FastifyRequest, reply: FastifyReply, operation: OperationId): Promise<ChargeResult> => {
     const key = request.identity.key;
     if (key === null) throw new Error('charge() called without an authenticated key');
@@ -64,6 +72,7 @@ async function meteringPlugin(app: FastifyInstance, options: MeteringOptions): P
   app.addHook('onResponse', async (request, reply) => {
     if (request.operation !== undefined) options.metrics.calls.inc({ operation: request.operation, outcome: outcomeOf(reply.statusCode) });
   });
+  done();
 }
 
 export default fp(meteringPlugin, { name: 'metering' });

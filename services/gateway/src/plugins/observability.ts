@@ -7,7 +7,7 @@ import type { GatewayMetrics } from '@svc/shared';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
-async function observabilityPlugin(app: FastifyInstance, options: { metrics: GatewayMetrics }): Promise<void> {
+function observabilityPlugin(app: FastifyInstance, options: { metrics: GatewayMetrics }, done: (error?: Error) => void): void {
   const { metrics } = options;
   app.decorateRequest('operation', undefined);
   app.decorateRequest('startedAt', 0);
@@ -23,6 +23,7 @@ async function observabilityPlugin(app: FastifyInstance, options: { metrics: Gat
     metrics.requestDuration.observe(labels, (performance.now() - request.startedAt) / 1_000);
     metrics.requests.inc(labels);
   });
+  done();
 }
 
 export default fp(observabilityPlugin, { name: 'observability' });

@@ -38,11 +38,11 @@ async function openapiPlugin(app: FastifyInstance, options: { version: string })
           Object.entries(schema.response as Record<string, unknown>).map(([status, body]) => [status, toJsonSchema(body, 'output')]),
         );
       }
-      return { schema: out as typeof schema, url };
+      return { schema: out, url };
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
 }
 
 export default fp(openapiPlugin, { name: 'openapi' });

@@ -37,7 +37,10 @@ async function rateLimitPlugin(app: FastifyInstance, options: RateLimitOptions):
     skipOnError: false,
     ...(options.redis === undefined ? {} : { redis: options.redis, nameSpace: `${options.redisPrefix}:ratelimit:` }),
     errorResponseBuilder: (_request, context) =>
-      new ApiError('rate_limited', `Rate limit of ${context.max} calls per ${Math.round(options.windowMs / 1000)} s exceeded; retry in ${Math.ceil(context.ttl / 1000)} s.`),
+      new ApiError(
+        'rate_limited',
+        `Rate limit of ${context.max} calls per ${Math.round(options.windowMs / 1000)} s exceeded; retry in ${Math.ceil(context.ttl / 1000)} s.`,
+      ),
   });
   const limiters: Partial<Record<OperationId, Limiter>> = {};
   for (const operation of OPERATION_IDS) {

@@ -8,7 +8,7 @@ import { requireKey } from '../plugins/auth.ts';
  */
 export function operationGuards(app: FastifyInstance, operation: OperationId): onRequestHookHandler[] {
   const limiter = app.limiters[operation];
-  return limiter === undefined ? [requireKey] : [limiter as onRequestHookHandler, requireKey];
+  return limiter === undefined ? [requireKey] : [limiter, requireKey];
 }
 
 export const BEARER_SECURITY = [{ bearerAuth: [] }];

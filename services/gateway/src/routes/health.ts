@@ -9,13 +9,17 @@ export interface HealthOptions {
   isAcceptingWork: () => boolean;
 }
 
-export async function healthRoutes(app: FastifyInstance, options: HealthOptions): Promise<void> {
+export function healthRoutes(app: FastifyInstance, options: HealthOptions, done: (error?: Error) => void): void {
   const hidden = { schema: { hide: true } };
-  app.get('/healthz', hidden, async () => ({ status: 'ok' }));
+  app.get('/healthz', hidden, () => ({ status: 'ok' }));
   app.get('/readyz', hidden, async (_request, reply) => {
-    if (!options.isAcceptingWork()) return sendError(reply, new ApiError('service_unavailable', 'Shutting down.', { headers: { 'Retry-After': '5' } }));
+    if (!options.isAcceptingWork())
+      return sendError(reply, new ApiError('service_unavailable', 'Shutting down.', { headers: { 'Retry-After': '5' } }));
     if (!(await options.transport.isReady())) {
-      return sendError(reply, new ApiError('service_unavailable', 'The job backend is not reachable.', { headers: { 'Retry-After': '5' } }));
+      return sendError(
+        reply,
+        new ApiError('service_unavailable', 'The job backend is not reachable.', { headers: { 'Retry-After': '5' } }),
+      );
     }
     return { status: 'ready', transport: options.transport.kind };
   });
@@ -23,4 +27,5 @@ export async function healthRoutes(app: FastifyInstance, options: HealthOptions)
     const { contentType, body } = await options.renderMetrics();
     return reply.type(contentType).send(body);
   });
+  done();
 }

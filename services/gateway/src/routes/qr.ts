@@ -23,7 +23,7 @@ const QR_ROUTES: Array<{ url: string; operation: OperationId; query: z.ZodType; 
   },
 ];
 
-export async function qrRoutes(app: FastifyInstance, options: { runner: JobRunner }): Promise<void> {
+export function qrRoutes(app: FastifyInstance, options: { runner: JobRunner }, done: (error?: Error) => void): void {
   for (const route of QR_ROUTES) {
     app.get(
       route.url,
@@ -47,4 +47,5 @@ export async function qrRoutes(app: FastifyInstance, options: { runner: JobRunne
       },
     );
   }
+  done();
 }

@@ -7,14 +7,23 @@ import type { Meter } from '../stores/meter.ts';
 import { BEARER_SECURITY } from './guards.ts';
 
 const money = z.string().describe('US dollars as a plain decimal, like X-Service-Cost');
-const operationUsageSchema = z.object({ calls: z.number().int(), billableCalls: z.number().int(), freeRemaining: z.number().int(), costUsd: money });
+const operationUsageSchema = z.object({
+  calls: z.number().int(),
+  billableCalls: z.number().int(),
+  freeRemaining: z.number().int(),
+  costUsd: money,
+});
 export const usageResponseSchema = z.object({
   period: z.string().describe('UTC calendar month, YYYY-MM'),
   operations: z.record(z.enum(OPERATION_IDS), operationUsageSchema),
   totalCostUsd: money,
 });
 
-export async function usageRoutes(app: FastifyInstance, options: { meter: Meter; freeAllowances: Record<OperationId, number> }): Promise<void> {
+export function usageRoutes(
+  app: FastifyInstance,
+  options: { meter: Meter; freeAllowances: Record<OperationId, number> },
+  done: (error?: Error) => void,
+): void {
   app.get(
     '/v1/usage',
     {
@@ -48,4 +57,5 @@ export async function usageRoutes(app: FastifyInstance, options: { meter: Meter;
       return { period, operations, totalCostUsd: formatUsd(totalMicroUsd) };
     },
   );
+  done();
 }

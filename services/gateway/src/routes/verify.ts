@@ -29,7 +29,8 @@ export function batchBodyError(error: z.ZodError): ApiError {
 }
 
 function batchProblem(issue: z.core.$ZodIssue | undefined): string {
-  if (issue?.code === 'unrecognized_keys') return `Unknown field ${issue.keys.map((key) => `\`${key}\``).join(', ')}; the body takes only \`emails\`.`;
+  if (issue?.code === 'unrecognized_keys')
+    return `Unknown field ${issue.keys.map((key) => `\`${key}\``).join(', ')}; the body takes only \`emails\`.`;
   if (issue === undefined || issue.path.length === 0) return 'The body must be a JSON object `{ "emails": [ ... ] }`.';
   if (issue.path.length === 1) return `\`emails\` must be an array of 1 to ${MAX_BATCH} address strings.`;
   return `Each entry of \`emails\` must be a string.`;
@@ -41,7 +42,7 @@ export function singleQueryError(error: z.ZodError): ApiError {
   return invalidParameter('email', 'Give the address to verify as `email`.');
 }
 
-export async function verifyRoutes(app: FastifyInstance, options: { runner: JobRunner }): Promise<void> {
+export function verifyRoutes(app: FastifyInstance, options: { runner: JobRunner }, done: (error?: Error) => void): void {
   app.post(
     '/v1/email-verify/verify/batch',
     {
@@ -86,4 +87,5 @@ export async function verifyRoutes(app: FastifyInstance, options: { runner: JobR
       return result;
     },
   );
+  done();
 }

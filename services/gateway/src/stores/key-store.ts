@@ -24,34 +24,36 @@ export interface KeyStore {
 export class MemoryKeyStore implements KeyStore {
   private readonly byHash = new Map<string, ApiKeyRecord>();
 
-  async authenticate(token: string): Promise<ApiKeyRecord | null> {
+  authenticate(token: string): Promise<ApiKeyRecord | null> {
     const hash = hashApiKey(token);
     for (const [storedHash, record] of this.byHash) {
-      if (digestsEqual(storedHash, hash)) return record;
+      if (digestsEqual(storedHash, hash)) return Promise.resolve(record);
     }
-    return null;
+    return Promise.resolve(null);
   }
 
-  async create(name: string, key: string, freeAllowance: Partial<Record<OperationId, number>> = {}): Promise<ApiKeyRecord> {
+  create(name: string, key: string, freeAllowance: Partial<Record<OperationId, number>> = {}): Promise<ApiKeyRecord> {
     const hash = hashApiKey(key);
     const record: ApiKeyRecord = { id: keyIdOf(hash), name, createdAt: new Date().toISOString(), revoked: false, freeAllowance };
     this.byHash.set(hash, record);
-    return record;
+    return Promise.resolve(record);
   }
 
-  async list(): Promise<ApiKeyRecord[]> {
-    return [...this.byHash.values()];
+  list(): Promise<ApiKeyRecord[]> {
+    return Promise.resolve([...this.byHash.values()]);
   }
 
-  async revoke(idOrName: string): Promise<number> {
-    return this.update(idOrName, (record) => (record.revoked = true));
+  revoke(idOrName: string): Promise<number> {
+    return Promise.resolve(this.update(idOrName, (record) => (record.revoked = true)));
   }
 
-  async setAllowance(idOrName: string, operation: OperationId, calls: number | null): Promise<number> {
-    return this.update(idOrName, (record) => {
-      if (calls === null) delete record.freeAllowance[operation];
-      else record.freeAllowance[operation] = calls;
-    });
+  setAllowance(idOrName: string, operation: OperationId, calls: number | null): Promise<number> {
+    return Promise.resolve(
+      this.update(idOrName, (record) => {
+        if (calls === null) delete record.freeAllowance[operation];
+        else record.freeAllowance[operation] = calls;
+      }),
+    );
   }
 
   private update(idOrName: string, change: (record: ApiKeyRecord) => void): number {

@@ -24,22 +24,22 @@ export interface Meter {
 export class MemoryMeter implements Meter {
   private readonly counters = new Map<string, OperationUsage>();
 
-  async record(keyId: string, operation: OperationId, period: string, allowance: number): Promise<Charge> {
+  record(keyId: string, operation: OperationId, period: string, allowance: number): Promise<Charge> {
     const slot = `${period}:${keyId}:${operation}`;
     const usage = this.counters.get(slot) ?? { calls: 0, billableCalls: 0 };
     usage.calls += 1;
     const billable = usage.calls > allowance;
     if (billable) usage.billableCalls += 1;
     this.counters.set(slot, usage);
-    return { calls: usage.calls, billable, freeRemaining: Math.max(0, allowance - usage.calls) };
+    return Promise.resolve({ calls: usage.calls, billable, freeRemaining: Math.max(0, allowance - usage.calls) });
   }
 
-  async usage(keyId: string, period: string): Promise<Partial<Record<OperationId, OperationUsage>>> {
+  usage(keyId: string, period: string): Promise<Partial<Record<OperationId, OperationUsage>>> {
     const out: Partial<Record<OperationId, OperationUsage>> = {};
     const head = `${period}:${keyId}:`;
     for (const [slot, usage] of this.counters) {
       if (slot.startsWith(head)) out[slot.slice(head.length) as OperationId] = { ...usage };
     }
-    return out;
+    return Promise.resolve(out);
   }
 }

@@ -35,7 +35,14 @@ export class RedisKeyStore implements KeyStore {
     const record: ApiKeyRecord = { id: keyIdOf(hash), name, createdAt: new Date().toISOString(), revoked: false, freeAllowance };
     await this.redis
       .multi()
-      .hset(this.keyOf(hash), { hash, id: record.id, name, createdAt: record.createdAt, revoked: '0', freeAllowance: JSON.stringify(freeAllowance) })
+      .hset(this.keyOf(hash), {
+        hash,
+        id: record.id,
+        name,
+        createdAt: record.createdAt,
+        revoked: '0',
+        freeAllowance: JSON.stringify(freeAllowance),
+      })
       .sadd(this.indexKey, hash)
       .exec();
     return record;

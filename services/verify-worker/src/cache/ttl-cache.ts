@@ -19,21 +19,19 @@ export class MemoryTtlCache<T> implements TtlCache<T> {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async get(key: string): Promise<T | undefined> {
+  get(key: string): Promise<T | undefined> {
     const entry = this.entries.get(key);
-    if (entry === undefined) return undefined;
-    if (entry.expiresAt <= this.now()) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return entry.value;
+    if (entry !== undefined && entry.expiresAt <= this.now()) this.entries.delete(key);
+    return Promise.resolve(entry !== undefined && entry.expiresAt > this.now() ? entry.value : undefined);
   }
 
-  async set(key: string, value: T, ttlSeconds: number): Promise<void> {
-    if (ttlSeconds <= 0) return;
-    // Maps iterate in insertion order: dropping the first entry drops the oldest.
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { value, expiresAt: this.now() + ttlSeconds * 1_000 });
+  set(key: string, value: T, ttlSeconds: number): Promise<void> {
+    if (ttlSeconds > 0) {
+      // Maps iterate in insertion order: dropping the first entry drops the oldest.
+      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+      this.entries.set(key, { value, expiresAt: this.now() + ttlSeconds * 1_000 });
+    }
+    return Promise.resolve();
   }
 }
 

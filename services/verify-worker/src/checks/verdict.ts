@@ -44,10 +44,12 @@ const RISKY_SMTP: Partial<Record<SmtpOutcome, Reason>> = {
 };
 
 export function decide(facts: AddressFacts): Decision {
-  const smtp = facts.smtp === 'accepted' ? 'accepted' : facts.smtp === 'rejected_unknown' || facts.smtp === 'disabled' ? 'rejected' : 'unknown';
+  const smtp =
+    facts.smtp === 'accepted' ? 'accepted' : facts.smtp === 'rejected_unknown' || facts.smtp === 'disabled' ? 'rejected' : 'unknown';
   const verdict = (verdict: Verdict, reason: Reason): Decision => ({ verdict, reason, smtp });
   if (!facts.syntaxOk) return verdict('undeliverable', 'invalid_syntax');
-  if (facts.dns === 'nxdomain' || facts.dns === 'null_mx' || facts.dns === 'no_mail_host') return verdict('undeliverable', 'invalid_domain');
+  if (facts.dns === 'nxdomain' || facts.dns === 'null_mx' || facts.dns === 'no_mail_host')
+    return verdict('undeliverable', 'invalid_domain');
   if (facts.smtp === 'rejected_unknown') return verdict('undeliverable', 'rejected_email');
   if (facts.smtp === 'disabled') return verdict('undeliverable', 'mailbox_disabled');
   if (facts.disposable) return verdict('risky', 'disposable');

@@ -44,7 +44,8 @@ export class DnsResolver {
     return this.cached(`mx:${domain}`, 'MX', async () => {
       try {
         const records = await this.resolver.resolveMx(domain);
-        if (records.length === 1 && (records[0]!.exchange === '' || records[0]!.exchange === '.')) return { value: { kind: 'null_mx' }, ttl: this.options.mxCacheSeconds };
+        if (records.length === 1 && (records[0]!.exchange === '' || records[0]!.exchange === '.'))
+          return { value: { kind: 'null_mx' }, ttl: this.options.mxCacheSeconds };
         const hosts = records
           .filter((record) => record.exchange !== '' && record.exchange !== '.')
           .sort((a, b) => a.priority - b.priority || a.exchange.localeCompare(b.exchange))
@@ -67,10 +68,14 @@ export class DnsResolver {
       const [v4, v6] = await Promise.allSettled([this.resolver.resolve4(host, { ttl: true }), this.resolver.resolve6(host, { ttl: true })]);
       const records = [...(v4.status === 'fulfilled' ? v4.value : []), ...(v6.status === 'fulfilled' ? v6.value : [])];
       if (records.length > 0) {
-        return { value: { kind: 'ok', addresses: records.map((record) => record.address) }, ttl: Math.min(...records.map((record) => record.ttl)) };
+        return {
+          value: { kind: 'ok', addresses: records.map((record) => record.address) },
+          ttl: Math.min(...records.map((record) => record.ttl)),
+        };
       }
       const failure = [v4, v6].find((result) => result.status === 'rejected' && !isAbsent(result.reason));
-      if (failure !== undefined && failure.status === 'rejected') return { value: { kind: 'temp_error', detail: code(failure.reason) }, ttl: 0 };
+      if (failure !== undefined && failure.status === 'rejected')
+        return { value: { kind: 'temp_error', detail: code(failure.reason) }, ttl: 0 };
       return { value: { kind: 'none' }, ttl: NEGATIVE_CACHE_SECONDS };
     }) as Promise<{ kind: 'ok'; addresses: string[] } | { kind: 'none' } | { kind: 'temp_error'; detail: string }>;
   }

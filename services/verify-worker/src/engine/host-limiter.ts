@@ -34,7 +34,7 @@ export class HostLimiter {
       const onAbort = () => {
         const index = queue.indexOf(grant);
         if (index >= 0) queue.splice(index, 1);
-        reject(signal.reason);
+        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
       };
       queue.push(grant);
       this.waiting.set(host, queue);

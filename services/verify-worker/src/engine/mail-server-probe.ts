@@ -65,7 +65,14 @@ export async function probeMailServers(
           result = await deps.limiter.run(address, signal, async () => {
             deps.trackOpen?.(1);
             try {
-              return await runSmtpSession({ ...deps.session, host: address, servername: host, recipients: chunk, signal, onReply: deps.onReply });
+              return await runSmtpSession({
+                ...deps.session,
+                host: address,
+                servername: host,
+                recipients: chunk,
+                signal,
+                onReply: deps.onReply,
+              });
             } finally {
               deps.trackOpen?.(-1);
             }

@@ -35,7 +35,15 @@ export interface VerifierDeps {
 }
 
 /** Outcomes worth remembering: they will not change on the next try. */
-const SETTLED = new Set(['accepted_email', 'rejected_email', 'mailbox_disabled', 'invalid_domain', 'accept_all', 'disposable', 'role_account']);
+const SETTLED = new Set([
+  'accepted_email',
+  'rejected_email',
+  'mailbox_disabled',
+  'invalid_domain',
+  'accept_all',
+  'disposable',
+  'role_account',
+]);
 /** Time kept back from the deadline to assemble and send the answer. */
 const ANSWER_MARGIN_MS = 250;
 
@@ -68,7 +76,8 @@ function buildResult(email: string, parsed: ParsedAddress | undefined, facts: Ad
     reason: decision.reason,
     checks: {
       syntax: facts.syntaxOk,
-      domainExists: facts.dns === 'ok' || facts.dns === 'no_mail_host' || facts.dns === 'null_mx' ? true : facts.dns === 'nxdomain' ? false : null,
+      domainExists:
+        facts.dns === 'ok' || facts.dns === 'no_mail_host' || facts.dns === 'null_mx' ? true : facts.dns === 'nxdomain' ? false : null,
       mx,
       smtp: decision.smtp,
       catchAll: facts.catchAll,
@@ -107,7 +116,15 @@ export class Verifier {
       if (results.has(key) || toProbe.has(key)) continue;
       const parsed = parseAddress(email);
       if (!parsed.ok) {
-        results.set(key, buildResult(email, undefined, { syntaxOk: false, disposable: false, role: false, free: false, dns: 'ok', smtp: 'not_probed', catchAll: null }, []));
+        results.set(
+          key,
+          buildResult(
+            email,
+            undefined,
+            { syntaxOk: false, disposable: false, role: false, free: false, dns: 'ok', smtp: 'not_probed', catchAll: null },
+            [],
+          ),
+        );
         continue;
       }
       const cached = await this.deps.cache?.get(key);
@@ -143,7 +160,9 @@ export class Verifier {
     const outcomes = new Map<string, ProbeOutcome>();
     await Promise.all(
       [...groups.values()].map(async (group) => {
-        const found = await probeMailServers(group.hosts, [...group.recipients], this.deps.probe, signal).catch(() => new Map<string, ProbeOutcome>());
+        const found = await probeMailServers(group.hosts, [...group.recipients], this.deps.probe, signal).catch(
+          () => new Map<string, ProbeOutcome>(),
+        );
         for (const [recipient, outcome] of found) outcomes.set(recipient, outcome);
       }),
     );

@@ -79,7 +79,11 @@ export class SmtpChannel {
     this.plain = plain;
     this.detach(plain);
     plain.on('error', () => {}); // the TLS socket reports the same failure
-    const secure = tls.connect({ socket: plain, rejectUnauthorized: false, ...(servername && !net.isIP(servername) ? { servername } : {}) });
+    const secure = tls.connect({
+      socket: plain,
+      rejectUnauthorized: false,
+      ...(servername && !net.isIP(servername) ? { servername } : {}),
+    });
     this.socket = secure;
     await new Promise<void>((resolve, reject) => {
       const done = (err?: SmtpIoError): void => {

@@ -43,7 +43,8 @@ export function parseSocksUrl(value: string): SocksProxyAddress {
   } catch {
     throw new ConnectError('error', 'socks proxy: not a URL');
   }
-  if (url.protocol !== 'socks5:' && url.protocol !== 'socks5h:') throw new ConnectError('error', `socks proxy: unsupported scheme ${url.protocol}`);
+  if (url.protocol !== 'socks5:' && url.protocol !== 'socks5h:')
+    throw new ConnectError('error', `socks proxy: unsupported scheme ${url.protocol}`);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const address: SocksProxyAddress = { host, port: url.port ? Number(url.port) : 1080 };
   if (url.username) {

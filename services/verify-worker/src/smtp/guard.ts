@@ -32,7 +32,13 @@ export function assertSafeRecipient(address: string): void {
 
 /** The sender is ours (configuration): ASCII only, `''` for the null sender. */
 export function assertSafeSender(address: string): void {
-  if (typeof address !== 'string' || FORBIDDEN.test(address) || NON_ASCII.test(address) || address.length > MAX_PATH_OCTETS || (address !== '' && !address.includes('@'))) {
+  if (
+    typeof address !== 'string' ||
+    FORBIDDEN.test(address) ||
+    NON_ASCII.test(address) ||
+    address.length > MAX_PATH_OCTETS ||
+    (address !== '' && !address.includes('@'))
+  ) {
     throw new UnsafeSmtpInputError(`refusing unsafe sender: ${describe('sender', String(address))}`);
   }
 }
@@ -45,5 +51,6 @@ export function assertSafeHeloName(name: string): void {
 
 /** The caller resolved and vetted the address; a host name here would be resolved again, unvetted. */
 export function assertIpAddress(host: string): void {
-  if (net.isIP(host) === 0) throw new UnsafeSmtpInputError(`refusing to connect to a non-IP host ${JSON.stringify(String(host).slice(0, 64))}`);
+  if (net.isIP(host) === 0)
+    throw new UnsafeSmtpInputError(`refusing to connect to a non-IP host ${JSON.stringify(String(host).slice(0, 64))}`);
 }

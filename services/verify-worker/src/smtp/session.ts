@@ -82,7 +82,13 @@ class Session {
   private async converse(): Promise<void> {
     const { req } = this;
     const deadline = Date.now() + req.connectTimeoutMs;
-    const socket = await openConnection({ host: req.host, port: req.port, timeoutMs: req.connectTimeoutMs, signal: req.signal, socksProxy: req.socksProxy });
+    const socket = await openConnection({
+      host: req.host,
+      port: req.port,
+      timeoutMs: req.connectTimeoutMs,
+      signal: req.signal,
+      socksProxy: req.socksProxy,
+    });
     this.result.connections++;
     this.channel = new SmtpChannel(socket, req.signal);
     this.stage = 'banner';

@@ -19,9 +19,12 @@ describe('disposable and free providers', () => {
 });
 
 describe('role accounts', () => {
-  it.each(['postmaster', 'Info', 'sales', 'no-reply', 'noreply', 'customer.service', 'support+eu', 'WEBMASTER'])('%s is a role', (local) => {
-    expect(isRoleAccount(local)).toBe(true);
-  });
+  it.each(['postmaster', 'Info', 'sales', 'no-reply', 'noreply', 'customer.service', 'support+eu', 'WEBMASTER'])(
+    '%s is a role',
+    (local) => {
+      expect(isRoleAccount(local)).toBe(true);
+    },
+  );
   it.each(['alice', 'info.alice', 'salesman', 'bob+info'])('%s is a person', (local) => expect(isRoleAccount(local)).toBe(false));
 });
 

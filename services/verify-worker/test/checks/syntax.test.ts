@@ -8,12 +8,24 @@ const kind = (input: string) => {
 
 describe('parseAddress', () => {
   it('accepts dot-atoms, sub-addressing and every atext character, lower-casing the domain', () => {
-    expect(parseAddress('  Alice.Smith+news@Example.COM ')).toMatchObject({ ok: true, local: 'Alice.Smith+news', domain: 'example.com', address: 'Alice.Smith+news@example.com', needsSmtpUtf8: false });
+    expect(parseAddress('  Alice.Smith+news@Example.COM ')).toMatchObject({
+      ok: true,
+      local: 'Alice.Smith+news',
+      domain: 'example.com',
+      address: 'Alice.Smith+news@example.com',
+      needsSmtpUtf8: false,
+    });
     expect(kind("a!#$%&'*+/=?^_`{|}~-z@sub.example.co.uk")).toBe('ok');
   });
 
   it('converts IDN domains to A-labels and flags non-ASCII local parts', () => {
-    expect(parseAddress('jörg@bücher.example')).toMatchObject({ ok: true, domain: 'xn--bcher-kva.example', unicodeDomain: 'bücher.example', needsSmtpUtf8: true, address: 'jörg@xn--bcher-kva.example' });
+    expect(parseAddress('jörg@bücher.example')).toMatchObject({
+      ok: true,
+      domain: 'xn--bcher-kva.example',
+      unicodeDomain: 'bücher.example',
+      needsSmtpUtf8: true,
+      address: 'jörg@xn--bcher-kva.example',
+    });
     expect(parseAddress('ann@例え.jp')).toMatchObject({ ok: true, domain: 'xn--r8jz45g.jp', needsSmtpUtf8: false });
   });
 

@@ -46,7 +46,22 @@ describe('verdict rules', () => {
 
 describe('score', () => {
   const dns: DnsOutcome[] = ['ok', 'nxdomain', 'null_mx', 'no_mail_host', 'temp_error', 'timeout'];
-  const smtp: SmtpOutcome[] = ['accepted', 'inconclusive', 'rejected_unknown', 'disabled', 'full', 'greylisted', 'blocked', 'temporary', 'unknown', 'timeout', 'no_connect', 'not_probed', 'needs_smtputf8', 'error'];
+  const smtp: SmtpOutcome[] = [
+    'accepted',
+    'inconclusive',
+    'rejected_unknown',
+    'disabled',
+    'full',
+    'greylisted',
+    'blocked',
+    'temporary',
+    'unknown',
+    'timeout',
+    'no_connect',
+    'not_probed',
+    'needs_smtputf8',
+    'error',
+  ];
   const all: Array<{ verdict: string; reason: string; score: number }> = [];
   for (const syntaxOk of [true, false])
     for (const d of dns)

@@ -30,7 +30,7 @@ describe('HostLimiter', () => {
     const limiter = new HostLimiter(1);
     const signal = new AbortController().signal;
     const order: number[] = [];
-    await Promise.all([1, 2, 3, 4].map((n) => limiter.run('h', signal, async () => void order.push(n))));
+    await Promise.all([1, 2, 3, 4].map((n) => limiter.run('h', signal, () => Promise.resolve(void order.push(n)))));
     expect(order).toEqual([1, 2, 3, 4]);
   });
 
@@ -38,10 +38,10 @@ describe('HostLimiter', () => {
     const limiter = new HostLimiter(1);
     const blocker = limiter.run('h', new AbortController().signal, () => sleep(50));
     const controller = new AbortController();
-    const waiting = limiter.run('h', controller.signal, async () => 'never');
+    const waiting = limiter.run('h', controller.signal, () => Promise.resolve('never'));
     controller.abort(new Error('deadline'));
     await expect(waiting).rejects.toThrow('deadline');
     await blocker;
-    await expect(limiter.run('h', new AbortController().signal, async () => 'next')).resolves.toBe('next');
+    await expect(limiter.run('h', new AbortController().signal, () => Promise.resolve('next'))).resolves.toBe('next');
   });
 });

@@ -9,13 +9,20 @@ import { startDnsServer, type RigDnsServer } from '../rig/dns-server.ts';
 import { findFreePort, startSmtpServer, type RigSmtpServer, type SmtpServerScript } from '../rig/smtp-server.ts';
 
 const SERVERS: Record<string, SmtpServerScript> = {
-  '127.0.0.2': { users: ['alice@normal.test', 'bob@normal.test', 'dave@failover.test', 'bea@busy.test', 'erin@xn--bcher-kva.test'], mailboxes: { 'full@normal.test': 'full', 'gone@normal.test': 'disabled' } },
+  '127.0.0.2': {
+    users: ['alice@normal.test', 'bob@normal.test', 'dave@failover.test', 'bea@busy.test', 'erin@xn--bcher-kva.test'],
+    mailboxes: { 'full@normal.test': 'full', 'gone@normal.test': 'disabled' },
+  },
   '127.0.0.3': { catchAll: true },
   '127.0.0.4': { users: ['carol@implicit.test'] },
   '127.0.0.5': { greylist: true, users: ['gus@greylist.test'] },
   '127.0.0.6': { rcptReply: { code: 550, text: '5.7.1 Client host blocked using zen.spamhaus.org' } },
   '127.0.0.8': { tarpit: { at: 'rcpt' } },
-  '127.0.0.9': { maxRecipients: 3, catchAll: false, users: ['m0@many.test', 'm1@many.test', 'm2@many.test', 'm3@many.test', 'm4@many.test', 'm5@many.test'] },
+  '127.0.0.9': {
+    maxRecipients: 3,
+    catchAll: false,
+    users: ['m0@many.test', 'm1@many.test', 'm2@many.test', 'm3@many.test', 'm4@many.test', 'm5@many.test'],
+  },
   '127.0.0.10': { dropAfterRcpts: 2, users: ['d0@drop.test', 'd1@drop.test', 'd2@drop.test', 'd3@drop.test'] },
   '127.0.0.11': { starttls: 'required', users: ['tls@tls.test'] },
   '127.0.0.12': { banner: { code: 421, text: '4.3.2 Too busy, try later' } },
@@ -35,7 +42,12 @@ const ZONE = {
   'policy.test': { MX: [[10, 'mx.policy.test']] as Array<[number, string]> },
   'mx.policy.test': { A: ['127.0.0.6'] },
   // The preferred MX refuses connections (nothing listens on 127.0.0.7): fail over to the next.
-  'failover.test': { MX: [[10, 'mx1.failover.test'], [20, 'mx2.failover.test']] as Array<[number, string]> },
+  'failover.test': {
+    MX: [
+      [10, 'mx1.failover.test'],
+      [20, 'mx2.failover.test'],
+    ] as Array<[number, string]>,
+  },
   'mx1.failover.test': { A: ['127.0.0.7'] },
   'mx2.failover.test': { A: ['127.0.0.2'] },
   'many.test': { MX: [[10, 'mx.many.test']] as Array<[number, string]> },
@@ -45,7 +57,12 @@ const ZONE = {
   'tls.test': { MX: [[10, 'mx.tls.test']] as Array<[number, string]> },
   'mx.tls.test': { A: ['127.0.0.11'] },
   // The preferred MX answers 421 at the banner: the next one by preference takes over.
-  'busy.test': { MX: [[10, 'mx1.busy.test'], [20, 'mx2.busy.test']] as Array<[number, string]> },
+  'busy.test': {
+    MX: [
+      [10, 'mx1.busy.test'],
+      [20, 'mx2.busy.test'],
+    ] as Array<[number, string]>,
+  },
   'mx1.busy.test': { A: ['127.0.0.12'] },
   'mx2.busy.test': { A: ['127.0.0.2'] },
   'tarpit.test': { MX: [[10, 'mx.tarpit.test']] as Array<[number, string]> },
@@ -120,7 +137,16 @@ describe('verifier in the scripted mail world', () => {
       'info@normal.test': 'undeliverable/rejected_email',
     });
     const alice = byEmail(results).get('alice@normal.test')!;
-    expect(alice.checks).toEqual({ syntax: true, domainExists: true, mx: ['mx.normal.test'], smtp: 'accepted', catchAll: false, disposable: false, role: false, free: false });
+    expect(alice.checks).toEqual({
+      syntax: true,
+      domainExists: true,
+      mx: ['mx.normal.test'],
+      smtp: 'accepted',
+      catchAll: false,
+      disposable: false,
+      role: false,
+      free: false,
+    });
     expect(alice.score).toBeGreaterThanOrEqual(80);
     expect(byEmail(results).get('anyone@catchall.test')!.checks.catchAll).toBe(true);
     expect(byEmail(results).get('x@nowhere.test')!.checks.domainExists).toBe(false);
@@ -130,7 +156,12 @@ describe('verifier in the scripted mail world', () => {
   it('one batch to one domain opens one SMTP session; duplicates and case variants are probed once', async () => {
     const server = smtp.get('127.0.0.2')!;
     const before = server.sessions;
-    const emails = ['bob@normal.test', ' bob@NORMAL.test', 'bob@normal.test', ...Array.from({ length: 20 }, (_, i) => `user${i}@normal.test`)];
+    const emails = [
+      'bob@normal.test',
+      ' bob@NORMAL.test',
+      'bob@normal.test',
+      ...Array.from({ length: 20 }, (_, i) => `user${i}@normal.test`),
+    ];
     const results = await run(emails);
     expect(server.sessions - before).toBe(1);
     expect(results).toHaveLength(emails.length);
@@ -145,7 +176,7 @@ describe('verifier in the scripted mail world', () => {
     const many = smtp.get('127.0.0.9')!;
     const before = many.sessions;
     const manyResults = await run(['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'zz'].map((local) => `${local}@many.test`));
-    expect(manyResults.map((result) => result.verdict)).toEqual([...Array(6).fill('deliverable'), 'undeliverable']);
+    expect(manyResults.map((result) => result.verdict)).toEqual([...Array<string>(6).fill('deliverable'), 'undeliverable']);
     expect(many.sessions - before).toBe(3); // 8 RCPTs (7 + catch-all probe), 3 per transaction
 
     const dropResults = await run(['d0', 'd1', 'd2', 'd3'].map((local) => `${local}@drop.test`));
@@ -155,7 +186,12 @@ describe('verifier in the scripted mail world', () => {
   it('STARTTLS required before MAIL: the probe upgrades (self-signed certificate) and gets its answer', async () => {
     const [result] = await run(['tls@tls.test']);
     expect(result).toMatchObject({ verdict: 'deliverable', reason: 'accepted_email' });
-    expect(smtp.get('127.0.0.11')!.transcripts.at(-1)!.some((entry) => entry.tls)).toBe(true);
+    expect(
+      smtp
+        .get('127.0.0.11')!
+        .transcripts.at(-1)!
+        .some((entry) => entry.tls),
+    ).toBe(true);
   });
 
   it('421 at the banner of the preferred MX: fails over to the next by preference', async () => {

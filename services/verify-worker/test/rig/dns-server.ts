@@ -42,9 +42,11 @@ export async function startDnsServer(zone: Zone, options: { delayMs?: number } =
     else if (entry.behaviour === 'servfail') rcode = 'SERVFAIL';
     else if (question.type === 'MX' && entry.MX !== undefined) {
       const records = entry.MX === 'null' ? ([[0, '.']] as Array<[number, string]>) : entry.MX;
-      for (const [preference, exchange] of records) answers.push({ type: 'MX', name: question.name, ttl: TTL, data: { preference, exchange: exchange === '.' ? '' : exchange } });
+      for (const [preference, exchange] of records)
+        answers.push({ type: 'MX', name: question.name, ttl: TTL, data: { preference, exchange: exchange === '.' ? '' : exchange } });
     } else if (question.type === 'A') for (const data of entry.A ?? []) answers.push({ type: 'A', name: question.name, ttl: TTL, data });
-    else if (question.type === 'AAAA') for (const data of entry.AAAA ?? []) answers.push({ type: 'AAAA', name: question.name, ttl: TTL, data });
+    else if (question.type === 'AAAA')
+      for (const data of entry.AAAA ?? []) answers.push({ type: 'AAAA', name: question.name, ttl: TTL, data });
     const response = dnsPacket.encode({
       id: query.id,
       type: 'response',
@@ -52,7 +54,7 @@ export async function startDnsServer(zone: Zone, options: { delayMs?: number } =
       flags: dnsPacket.AUTHORITATIVE_ANSWER | ((query.flags ?? 0) & dnsPacket.RECURSION_DESIRED) | RCODE[rcode],
       questions: query.questions,
       answers,
-    } as dnsPacket.Packet);
+    });
     setTimeout(() => socket.send(response, remote.port, remote.address), options.delayMs ?? 0);
   });
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));

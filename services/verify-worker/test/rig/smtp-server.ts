@@ -95,11 +95,21 @@ export async function startSmtpServer(options: SmtpServerScript & { host: string
     script,
     commands,
     transcripts,
-    get connections() { return stats.connections; },
-    get sessions() { return stats.sessions; },
-    get transactions() { return stats.transactions; },
-    get open() { return stats.open; },
-    get maxOpen() { return stats.maxOpen; },
+    get connections() {
+      return stats.connections;
+    },
+    get sessions() {
+      return stats.sessions;
+    },
+    get transactions() {
+      return stats.transactions;
+    },
+    get open() {
+      return stats.open;
+    },
+    get maxOpen() {
+      return stats.maxOpen;
+    },
     close: (): Promise<void> =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
@@ -141,7 +151,9 @@ export async function findFreePort(hosts: string[]): Promise<number> {
     const port = typeof address === 'object' && address ? address.port : 0;
     const others = hosts.slice(1).map(() => net.createServer());
     const ok = await Promise.all(
-      others.map((s, i) => new Promise<boolean>((resolve) => s.once('error', () => resolve(false)).listen(port, hosts[i + 1], () => resolve(true)))),
+      others.map(
+        (s, i) => new Promise<boolean>((resolve) => s.once('error', () => resolve(false)).listen(port, hosts[i + 1], () => resolve(true))),
+      ),
     );
     await Promise.all([probe, ...others].map((s) => new Promise<void>((resolve) => (s.listening ? s.close(() => resolve()) : resolve()))));
     if (ok.every(Boolean)) return port;
@@ -190,7 +202,10 @@ class RigConnection {
     }
     socket.on('data', this.onData);
     const banner = script.banner ?? { code: 220, text: `${this.name} ESMTP rig` };
-    this.schedule(Date.now(), 'banner', script.bannerDelayMs, [{ reply: banner }, ...(banner.code === 220 ? [] : [{ close: true } as const])]);
+    this.schedule(Date.now(), 'banner', script.bannerDelayMs, [
+      { reply: banner },
+      ...(banner.code === 220 ? [] : [{ close: true } as const]),
+    ]);
   }
 
   private readonly onData = (chunk: Buffer): void => {
@@ -233,7 +248,8 @@ class RigConnection {
         return answer('ehlo', reply(250, this.name));
       case 'STARTTLS': {
         const mode = this.script.starttls ?? 'off';
-        if (mode === 'off' || this.secure || this.script.ehlo === 'reject') return answer('starttls', reply(502, '5.5.1 STARTTLS not available'));
+        if (mode === 'off' || this.secure || this.script.ehlo === 'reject')
+          return answer('starttls', reply(502, '5.5.1 STARTTLS not available'));
         if (this.script.starttlsReply) return answer('starttls', { reply: this.script.starttlsReply });
         this.upgrading = true;
         this.socket.pause();
@@ -304,7 +320,9 @@ class RigConnection {
     if (/[^\u0020-\u007e]/.test(address) && !this.utf8) return r(553, '5.6.7 Non-ASCII address needs SMTPUTF8');
     if (this.script.rcptReply) return [{ reply: this.script.rcptReply }];
     if (this.greylisted(address)) return r(451, '4.7.1 Greylisted, please try again later');
-    const behaviour = this.script.mailboxes?.[address] ?? (this.script.users?.some((u) => u.toLowerCase() === address) || this.script.catchAll ? 'accept' : 'unknown');
+    const behaviour =
+      this.script.mailboxes?.[address] ??
+      (this.script.users?.some((u) => u.toLowerCase() === address) || this.script.catchAll ? 'accept' : 'unknown');
     return [{ reply: mailboxReply(behaviour, address) }];
   }
 
@@ -343,7 +361,10 @@ class RigConnection {
     } else if (action.tls === 'broken') {
       // Answers the client's TLS hello with garbage, like a server whose TLS stack is misconfigured.
       this.closing = true;
-      this.socket.off('data', this.onData).once('data', () => this.socket.end('this is not a TLS handshake\r\n')).resume();
+      this.socket
+        .off('data', this.onData)
+        .once('data', () => this.socket.end('this is not a TLS handshake\r\n'))
+        .resume();
     } else {
       await this.upgrade();
     }
@@ -413,7 +434,10 @@ export function selfSignedCertificate(commonName: string): { key: string; cert: 
     publicKey.export({ type: 'spki', format: 'der' }),
   );
   const signature = der(0x03, Buffer.from([0]), sign('sha256', tbs, privateKey));
-  const body = seq(tbs, ecdsaWithSha256, signature).toString('base64').match(/.{1,64}/g) ?? [];
+  const body =
+    seq(tbs, ecdsaWithSha256, signature)
+      .toString('base64')
+      .match(/.{1,64}/g) ?? [];
   return {
     key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     cert: `-----BEGIN CERTIFICATE-----\n${body.join('\n')}\n-----END CERTIFICATE-----\n`,

@@ -16,7 +16,11 @@ export function useRig(): (script?: SmtpServerScript) => Promise<RigSmtpServer> 
   };
 }
 
-export function probe(server: { host: string; port: number }, recipients: string[], extra: Partial<SmtpSessionRequest> = {}): SmtpSessionRequest {
+export function probe(
+  server: { host: string; port: number },
+  recipients: string[],
+  extra: Partial<SmtpSessionRequest> = {},
+): SmtpSessionRequest {
   return {
     host: server.host,
     port: server.port,

@@ -24,7 +24,11 @@ describe('SMTP reply parser', () => {
 
   it('returns several replies from one chunk, in order (pipelined answers)', () => {
     const replies = feed('250 2.1.0 Ok\r\n250 2.1.5 Ok\r\n452 4.5.3 Too many recipients\r\n');
-    expect(replies.map((r) => [r.code, r.enhanced])).toEqual([[250, '2.1.0'], [250, '2.1.5'], [452, '4.5.3']]);
+    expect(replies.map((r) => [r.code, r.enhanced])).toEqual([
+      [250, '2.1.0'],
+      [250, '2.1.5'],
+      [452, '4.5.3'],
+    ]);
     expect(isTooManyRecipients(replies[2] ?? { code: 0, text: '' })).toBe(true);
   });
 

@@ -20,14 +20,21 @@ describe('SMTP test rig', () => {
     ]);
     extra.push(...[a, b, c].filter((s): s is RigSmtpServer => s !== undefined));
     const results = await Promise.all(extra.map((s) => runSmtpSession(probe(s, ['x@a.test', 'y@a.test']))));
-    expect(results.map((r) => r.rcpt.map((x) => x.reply.code))).toEqual([[250, 550], [250, 250], [550, 550]]);
+    expect(results.map((r) => r.rcpt.map((x) => x.reply.code))).toEqual([
+      [250, 550],
+      [250, 250],
+      [550, 550],
+    ]);
     expect(extra.map((s) => [s.port, s.connections, s.sessions, s.transactions])).toEqual(extra.map(() => [port, 1, 1, 1]));
   });
 
   it('greylists the first attempt of a sender/recipient pair, then lets it through', async () => {
     const server = await rig({ greylist: true, users: ['a@rig.test'] });
     const first = await runSmtpSession(probe(server, ['a@rig.test', 'b@rig.test']));
-    expect(first.rcpt.map((r) => [r.reply.code, r.reply.enhanced])).toEqual([[451, '4.7.1'], [451, '4.7.1']]);
+    expect(first.rcpt.map((r) => [r.reply.code, r.reply.enhanced])).toEqual([
+      [451, '4.7.1'],
+      [451, '4.7.1'],
+    ]);
     const second = await runSmtpSession(probe(server, ['a@rig.test', 'b@rig.test']));
     expect(second.rcpt.map((r) => r.reply.code)).toEqual([250, 550]);
   });

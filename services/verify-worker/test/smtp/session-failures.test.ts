@@ -86,7 +86,12 @@ describe('SMTP session: timeouts, refusals, abort', () => {
 
   it('leaves no listener on the batch signal, whatever the outcome', async () => {
     const signal = new AbortController().signal;
-    for (const script of [{ catchAll: true }, { starttls: 'offered' as const, catchAll: true }, { tarpit: { at: 'rcpt' as const } }, { starttls: 'broken' as const }]) {
+    for (const script of [
+      { catchAll: true },
+      { starttls: 'offered' as const, catchAll: true },
+      { tarpit: { at: 'rcpt' as const } },
+      { starttls: 'broken' as const },
+    ]) {
       const server = await rig(script);
       await runSmtpSession(probe(server, ['a@rig.test'], { ...fast, signal }));
       expect(getEventListeners(signal, 'abort')).toHaveLength(0);

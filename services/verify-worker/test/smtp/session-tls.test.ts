@@ -64,7 +64,11 @@ describe('SMTP session: STARTTLS and greeting', () => {
   });
 
   it('continues in plaintext on the same connection when STARTTLS is refused', async () => {
-    const server = await rig({ starttls: 'offered', starttlsReply: { code: 454, text: '4.7.0 TLS not available due to local problem' }, catchAll: true });
+    const server = await rig({
+      starttls: 'offered',
+      starttlsReply: { code: 454, text: '4.7.0 TLS not available due to local problem' },
+      catchAll: true,
+    });
     const result = await runSmtpSession(probe(server, ['a@rig.test']));
     expect(result.failure).toBeUndefined();
     expect(result.capabilities.starttls).toBe(false);

@@ -14,7 +14,10 @@ describe('SMTP session: the transaction', () => {
     expect(result.failure).toBeUndefined();
     expect(result.banner?.code).toBe(220);
     expect(result.mailFromReply).toMatchObject({ code: 250 });
-    expect(codes(result)).toEqual([['alice@rig.test', 250, '2.1.5'], ['nobody@rig.test', 550, '5.1.1']]);
+    expect(codes(result)).toEqual([
+      ['alice@rig.test', 250, '2.1.5'],
+      ['nobody@rig.test', 550, '5.1.1'],
+    ]);
     expect(result.unanswered).toEqual([]);
     expect(replies).toEqual([220, 250, 250, 250, 550]);
     await until(() => server.commands[0]?.includes('QUIT') === true);
@@ -23,12 +26,19 @@ describe('SMTP session: the transaction', () => {
   });
 
   it('carries many recipients in one session and one transaction', async () => {
-    const server = await rig({ catchAll: true, mailboxes: { 'full@rig.test': 'full', 'off@rig.test': 'disabled', 'grey@rig.test': 'greylist' } });
+    const server = await rig({
+      catchAll: true,
+      mailboxes: { 'full@rig.test': 'full', 'off@rig.test': 'disabled', 'grey@rig.test': 'greylist' },
+    });
     const many = Array.from({ length: 40 }, (_, i) => `user${i}@rig.test`);
     const result = await runSmtpSession(probe(server, [...many, 'full@rig.test', 'off@rig.test', 'grey@rig.test']));
     expect(result.rcpt).toHaveLength(43);
     expect(result.rcpt.slice(0, 40).every((r) => r.reply.code === 250)).toBe(true);
-    expect(codes(result).slice(40)).toEqual([['full@rig.test', 552, '5.2.2'], ['off@rig.test', 550, '5.2.1'], ['grey@rig.test', 451, '4.7.1']]);
+    expect(codes(result).slice(40)).toEqual([
+      ['full@rig.test', 552, '5.2.2'],
+      ['off@rig.test', 550, '5.2.1'],
+      ['grey@rig.test', 451, '4.7.1'],
+    ]);
     expect(server.connections).toBe(1);
     expect(server.transactions).toBe(1);
   });
@@ -99,7 +109,10 @@ describe('SMTP session: SMTPUTF8 and injection', () => {
   it('adds SMTPUTF8 to MAIL FROM when a recipient needs it and the server offers it', async () => {
     const server = await rig({ smtputf8: true, users: ['josé@rig.test'] });
     const result = await runSmtpSession(probe(server, ['josé@rig.test', 'ascii@rig.test']));
-    expect(codes(result)).toEqual([['josé@rig.test', 250, '2.1.5'], ['ascii@rig.test', 550, '5.1.1']]);
+    expect(codes(result)).toEqual([
+      ['josé@rig.test', 250, '2.1.5'],
+      ['ascii@rig.test', 550, '5.1.1'],
+    ]);
     expect(result.skippedNeedsSmtpUtf8).toEqual([]);
     expect(server.commands[0]).toContain('MAIL FROM:<verify@probe.verify.test> SMTPUTF8');
     expect(server.commands[0]).toContain('RCPT TO:<josé@rig.test>');
@@ -139,7 +152,9 @@ describe('SMTP session: SMTPUTF8 and injection', () => {
 
   it('refuses an unsafe sender or HELO name', async () => {
     const server = await rig({ catchAll: true });
-    await expect(runSmtpSession(probe(server, ['a@rig.test'], { mailFrom: 'v@x.test>\r\nRCPT TO:<y@x.test' }))).rejects.toThrow(/unsafe sender/);
+    await expect(runSmtpSession(probe(server, ['a@rig.test'], { mailFrom: 'v@x.test>\r\nRCPT TO:<y@x.test' }))).rejects.toThrow(
+      /unsafe sender/,
+    );
     await expect(runSmtpSession(probe(server, ['a@rig.test'], { heloName: 'x\r\nMAIL FROM:<>' }))).rejects.toThrow(/unsafe HELO/);
     expect(server.connections).toBe(0);
   });
