@@ -5,7 +5,7 @@
  */
 import autocannon from 'autocannon';
 import { createRedis, loadConfig, waitForRedis } from '@svc/shared';
-import { findRedis } from '@svc/shared/testing';
+import { findRedis } from '@svc/testkit';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { renderQr } from '@svc/qr-worker';
 import { freePort, percentile, printTable, startProcess, stopProcess, waitForOk } from './processes.ts';

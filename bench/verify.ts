@@ -7,8 +7,8 @@
  */
 import { loadConfig } from '@svc/shared';
 import { createVerifier } from '@svc/verify-worker';
-import { startDnsServer, type Zone, type ZoneEntry } from '../services/verify-worker/test/rig/dns-server.ts';
-import { findFreePort, startSmtpServer, type RigSmtpServer } from '../services/verify-worker/test/rig/smtp-server.ts';
+import { startDnsServer, type Zone, type ZoneEntry } from '@svc/testkit';
+import { findFreePort, startSmtpServer, type RigSmtpServer } from '@svc/testkit';
 
 const DOMAINS = 10;
 const PER_DOMAIN = 10;

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@svc/shared';
-import { dropPrefix, startTcpProxy, testRedisUrl, uniquePrefix, type TcpProxy } from '@svc/shared/testing';
+import { dropPrefix, startTcpProxy, testRedisUrl, uniquePrefix, type TcpProxy } from '@svc/testkit';
 import { buildDistributedGateway, generateApiKey, type DistributedGateway } from '@svc/gateway';
 import { call, startServer, type TestServer } from '../support/servers.ts';
 

@@ -3,7 +3,7 @@
  * only 2xx metered, and in distributed mode one budget and one meter across two replicas.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniquePrefix, dropPrefix, testRedisUrl } from '@svc/shared/testing';
+import { uniquePrefix, dropPrefix, testRedisUrl } from '@svc/testkit';
 import { generateApiKey } from '@svc/gateway';
 import { call, startServer, type Mode, type TestServer } from '../support/servers.ts';
 

@@ -3,7 +3,7 @@
  * parameter errors decisions.md names, and that what comes over HTTP scans (decoded with jsqr).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scanSvg } from '@svc/shared/testing';
+import { scanSvg } from '@svc/testkit';
 import { call, startServer, type Mode, type TestServer } from '../support/servers.ts';
 
 describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {

@@ -3,7 +3,7 @@
  * probing the scripted loopback mail world (DNS + SMTP servers on 127.0.0.x).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMailRig, type MailRig } from '../support/mail-rig.ts';
+import { startMailRig, type MailRig } from '@svc/testkit';
 import { call, startServer, type Mode, type TestServer } from '../support/servers.ts';
 
 let rig: MailRig;

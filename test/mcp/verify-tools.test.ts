@@ -3,7 +3,7 @@
  * probes the scripted loopback mail world; the result equals the REST body for the same input.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMailRig, type MailRig } from '../support/mail-rig.ts';
+import { startMailRig, type MailRig } from '@svc/testkit';
 import { call, startServer, type Mode, type TestServer } from '../support/servers.ts';
 import { connect, type Connected } from './mcp-client.ts';
 

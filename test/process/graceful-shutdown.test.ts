@@ -7,11 +7,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QR_JOB, createRedis, registerHandler, startBullWorker, waitForRedis } from '@svc/shared';
-import { dropPrefix, testRedisUrl, uniquePrefix } from '@svc/shared/testing';
+import { dropPrefix, testRedisUrl, uniquePrefix } from '@svc/testkit';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { renderQr } from '@svc/qr-worker';
 import type { Worker } from 'bullmq';
-import { waitUntil } from '../support/wait.ts';
+import { waitUntil } from '@svc/testkit';
 
 async function freePort(): Promise<number> {
   const server = createServer();

@@ -6,7 +6,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dropPrefix, scanSvg, testRedisUrl, uniquePrefix } from '@svc/shared/testing';
+import { dropPrefix, scanSvg, testRedisUrl, uniquePrefix } from '@svc/testkit';
 import { call, startServer } from '../support/servers.ts';
 
 const run = promisify(execFile);

@@ -3,7 +3,7 @@
  * uses the shared test Redis under a prefix of the file's own and real BullMQ workers.
  */
 import { loadConfig, startBullWorker, type RegisteredHandler } from '@svc/shared';
-import { testRedisUrl, uniquePrefix, dropPrefix } from '@svc/shared/testing';
+import { testRedisUrl, uniquePrefix, dropPrefix } from '@svc/testkit';
 import { buildDistributedGateway, generateApiKey, type KeyStore } from '@svc/gateway';
 import { qrJobHandler } from '@svc/qr-worker';
 import type { Worker } from 'bullmq';

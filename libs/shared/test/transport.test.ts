@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Worker } from 'bullmq';
 import { ApiError, BullTransport, InProcessTransport, startBullWorker, type JobTransport } from '../src/index.ts';
-import { dropPrefix, startTcpProxy, testRedisUrl, uniquePrefix } from '../src/testing/index.ts';
+import { dropPrefix, startTcpProxy, testRedisUrl, uniquePrefix } from '@svc/testkit';
 import { ECHO_JOB, echoHandler, type EchoPayload } from './fixtures/echo-job.ts';
 
 const submit = (transport: JobTransport, payload: EchoPayload, deadlineMs = 5_000) =>

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { qrQuerySchema, wifiQuerySchema, type QrJobPayload } from '@svc/shared';
-import { scanModules, scanSvg } from '@svc/shared/testing';
+import { scanModules, scanSvg } from '@svc/testkit';
 import { renderQr } from '../src/index.ts';
 
 const job = (query: Record<string, string>): QrJobPayload => qrQuerySchema.parse(query);

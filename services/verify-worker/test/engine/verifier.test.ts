@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type VerifyResult } from '@svc/shared';
 import { createVerifier } from '../../src/handler.ts';
-import { startDnsServer, type RigDnsServer } from '../rig/dns-server.ts';
-import { findFreePort, startSmtpServer, type RigSmtpServer, type SmtpServerScript } from '../rig/smtp-server.ts';
+import { startDnsServer, type RigDnsServer } from '@svc/testkit';
+import { findFreePort, startSmtpServer, type RigSmtpServer, type SmtpServerScript } from '@svc/testkit';
 
 const SERVERS: Record<string, SmtpServerScript> = {
   '127.0.0.2': {

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterEach } from 'vitest';
 import type { SmtpSessionRequest } from '../../src/smtp/session.ts';
-import { startSmtpServer, type RigSmtpServer, type SmtpServerScript } from '../rig/smtp-server.ts';
+import { startSmtpServer, type RigSmtpServer, type SmtpServerScript } from '@svc/testkit';
 
 /** Starts rig servers on free ports of 127.0.0.1 and closes them after each test. */
 export function useRig(): (script?: SmtpServerScript) => Promise<RigSmtpServer> {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runSmtpSession } from '../../src/smtp/session.ts';
-import { findFreePort, startSmtpServer, type RigSmtpServer } from '../rig/smtp-server.ts';
+import { findFreePort, startSmtpServer, type RigSmtpServer } from '@svc/testkit';
 import { probe, useRig } from './helpers.ts';
 
 const rig = useRig();

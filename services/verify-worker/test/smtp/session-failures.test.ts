@@ -2,7 +2,7 @@ import net from 'node:net';
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { runSmtpSession } from '../../src/smtp/session.ts';
-import { findFreePort } from '../rig/smtp-server.ts';
+import { findFreePort } from '@svc/testkit';
 import { probe, until, useRawServers, useRig } from './helpers.ts';
 
 const rig = useRig();

@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { runSmtpSession } from '../../src/smtp/session.ts';
-import { rigCertificate } from '../rig/smtp-server.ts';
+import { rigCertificate } from '@svc/testkit';
 import { probe, until, useRawServers, useRig, verbs } from './helpers.ts';
 
 const rig = useRig();

@@ -2,8 +2,8 @@
  * A one-domain scripted mail world for gateway-level tests: a DNS server and one SMTP server on
  * a 127.0.0.x address, plus the verifier environment that points at them.
  */
-import { startDnsServer, type RigDnsServer } from '../../services/verify-worker/test/rig/dns-server.ts';
-import { findFreePort, startSmtpServer, type RigSmtpServer } from '../../services/verify-worker/test/rig/smtp-server.ts';
+import { startDnsServer, type RigDnsServer } from './dns-server.ts';
+import { findFreePort, startSmtpServer, type RigSmtpServer } from './smtp-server.ts';
 
 export interface MailRig {
   env: Record<string, string>;
