@@ -4,7 +4,11 @@
 FROM node:22-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-COPY libs/shared/package.json libs/shared/
+COPY libs/contracts/package.json libs/contracts/
+COPY libs/config/package.json libs/config/
+COPY libs/jobs/package.json libs/jobs/
+COPY libs/telemetry/package.json libs/telemetry/
+COPY libs/testkit/package.json libs/testkit/
 COPY services/gateway/package.json services/gateway/
 COPY services/qr-worker/package.json services/qr-worker/
 COPY services/verify-worker/package.json services/verify-worker/

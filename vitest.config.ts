@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // Test files run in parallel processes against one Redis; each file takes its own key prefix
-// (see libs/shared/src/testing/redis.ts), so they never see each other's queues or counters.
+// (see libs/testkit/src/redis.ts), so they never see each other's queues or counters.
 export default defineConfig({
   test: {
     include: ['libs/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'test/**/*.test.ts'],

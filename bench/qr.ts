@@ -4,7 +4,8 @@
  * rate limits off), against the same content rendered by a bare in-process call in a loop.
  */
 import autocannon from 'autocannon';
-import { createRedis, loadConfig, waitForRedis } from '@svc/shared';
+import { loadConfig } from '@svc/config';
+import { createRedis, waitForRedis } from '@svc/jobs/redis';
 import { findRedis } from '@svc/testkit';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { renderQr } from '@svc/qr-worker';

@@ -5,7 +5,7 @@
  * domain. Then without added latency: addresses per second for one worker (its concurrency of
  * jobs at once, outcome cache off so every address is probed).
  */
-import { loadConfig } from '@svc/shared';
+import { loadConfig } from '@svc/config';
 import { createVerifier } from '@svc/verify-worker';
 import { startDnsServer, type Zone, type ZoneEntry } from '@svc/testkit';
 import { findFreePort, startSmtpServer, type RigSmtpServer } from '@svc/testkit';

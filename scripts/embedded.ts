@@ -2,7 +2,9 @@
  * Embedded mode: the whole product in one process (no REDIS_URL). The gateway is the same code
  * as in distributed mode; only the transport (in-process) and the stores (memory) differ.
  */
-import { InProcessTransport, createGatewayMetrics, createLogger, createRegistry, type Config, type RegisteredHandler } from '@svc/shared';
+import type { Config } from '@svc/config';
+import { InProcessTransport, type RegisteredHandler } from '@svc/jobs';
+import { createGatewayMetrics, createLogger, createRegistry } from '@svc/telemetry';
 import { MemoryKeyStore, MemoryMeter, buildGateway, generateApiKey, type GatewayApp } from '@svc/gateway';
 import { qrJobHandler } from '@svc/qr-worker';
 import { createVerifyHandler } from '@svc/verify-worker';

@@ -3,7 +3,8 @@
  * distributed gateway when it is set (run workers with `npm run start:qr-worker` and
  * `npm run start:verify-worker`).
  */
-import { createLogger, loadConfig } from '@svc/shared';
+import { loadConfig } from '@svc/config';
+import { createLogger } from '@svc/telemetry';
 import { serve, startDistributedGateway } from '@svc/gateway';
 import { buildEmbedded } from './embedded.ts';
 

@@ -3,7 +3,7 @@
  * readiness fails), a job whose worker is gone answers 504 at the deadline.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '@svc/shared';
+import { loadConfig } from '@svc/config';
 import { dropPrefix, startTcpProxy, testRedisUrl, uniquePrefix, type TcpProxy } from '@svc/testkit';
 import { buildDistributedGateway, generateApiKey, type DistributedGateway } from '@svc/gateway';
 import { call, startServer, type TestServer } from '../support/servers.ts';

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { generateApiKey } from '@svc/gateway';
-import type { OperationId } from '@svc/shared';
+import type { OperationId } from '@svc/contracts';
 import { call, type TestServer } from '../support/servers.ts';
 
 export type ToolServerName = 'email-verify' | 'qr';

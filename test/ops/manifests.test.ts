@@ -11,7 +11,7 @@ import addFormats from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { CONFIG_ENV_NAMES } from '@svc/shared';
+import { CONFIG_ENV_NAMES } from '@svc/config';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';

@@ -6,7 +6,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QR_JOB, createRedis, registerHandler, startBullWorker, waitForRedis } from '@svc/shared';
+import { QR_JOB } from '@svc/contracts';
+import { registerHandler } from '@svc/jobs';
+import { startBullWorker } from '@svc/jobs/bullmq';
+import { createRedis, waitForRedis } from '@svc/jobs/redis';
 import { dropPrefix, testRedisUrl, uniquePrefix } from '@svc/testkit';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { renderQr } from '@svc/qr-worker';

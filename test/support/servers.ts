@@ -2,7 +2,9 @@
  * Real gateways on loopback ports for the HTTP contract tests, in either mode. Distributed mode
  * uses the shared test Redis under a prefix of the file's own and real BullMQ workers.
  */
-import { loadConfig, startBullWorker, type RegisteredHandler } from '@svc/shared';
+import { loadConfig } from '@svc/config';
+import type { RegisteredHandler } from '@svc/jobs';
+import { startBullWorker } from '@svc/jobs/bullmq';
 import { testRedisUrl, uniquePrefix, dropPrefix } from '@svc/testkit';
 import { buildDistributedGateway, generateApiKey, type KeyStore } from '@svc/gateway';
 import { qrJobHandler } from '@svc/qr-worker';

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { loggerOptions } from '@svc/shared';
+import { loggerOptions } from '@svc/telemetry';
 import { mcpRoutes } from './mcp/routes.ts';
 import { createJobRunner } from './operation.ts';
 import authPlugin from './plugins/auth.ts';

@@ -1,14 +1,9 @@
 /** The distributed gateway: jobs over BullMQ, keys, meters and rate limits in Redis. */
-import {
-  BullTransport,
-  QR_JOB,
-  VERIFY_JOB,
-  createGatewayMetrics,
-  createLogger,
-  createRedis,
-  createRegistry,
-  type Config,
-} from '@svc/shared';
+import type { Config } from '@svc/config';
+import { QR_JOB, VERIFY_JOB } from '@svc/contracts';
+import { BullTransport } from '@svc/jobs/bullmq';
+import { createRedis } from '@svc/jobs/redis';
+import { createGatewayMetrics, createLogger, createRegistry } from '@svc/telemetry';
 import { buildGateway, type GatewayApp } from './app.ts';
 import { serve } from './server.ts';
 import { RedisKeyStore } from './stores/redis-key-store.ts';

@@ -3,7 +3,9 @@
  * creation; only its SHA-256 digest is stored.
  */
 import { parseArgs } from 'node:util';
-import { OPERATION_IDS, createRedis, loadConfig, waitForRedis, type OperationId } from '@svc/shared';
+import { loadConfig } from '@svc/config';
+import { OPERATION_IDS, type OperationId } from '@svc/contracts';
+import { createRedis, waitForRedis } from '@svc/jobs/redis';
 import { generateApiKey } from './auth/api-keys.ts';
 import { RedisKeyStore } from './stores/redis-key-store.ts';
 

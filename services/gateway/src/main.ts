@@ -1,4 +1,4 @@
-import { loadConfig } from '@svc/shared';
+import { loadConfig } from '@svc/config';
 import { startDistributedGateway } from './distributed.ts';
 
 await startDistributedGateway(loadConfig());

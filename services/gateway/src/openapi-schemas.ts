@@ -1,4 +1,4 @@
-import { ERROR_STATUS } from '@svc/shared';
+import { ERROR_STATUS } from '@svc/contracts';
 import { z } from 'zod';
 
 export const errorBodySchema = z

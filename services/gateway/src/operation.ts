@@ -2,8 +2,10 @@
  * Runs a billable operation's job through the transport: the one path shared by the REST routes
  * and the tool servers, so that both doors validate, wait, time out and meter alike.
  */
-import type { GatewayMetrics, JobKind, JobTransport, OperationId } from '@svc/shared';
-import { isApiError } from '@svc/shared';
+import type { JobKind, OperationId } from '@svc/contracts';
+import type { JobTransport } from '@svc/jobs';
+import type { GatewayMetrics } from '@svc/telemetry';
+import { isApiError } from '@svc/contracts';
 
 export interface JobRunner {
   run<P, R>(operation: OperationId, kind: JobKind<P, R>, payload: P, requestId: string): Promise<R>;

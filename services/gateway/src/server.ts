@@ -4,7 +4,9 @@
  * requests finish (each bounded by its own deadline, the whole by SHUTDOWN_GRACE_MS), then the
  * job transport and Redis connections close.
  */
-import { exitOnSignals, type Config, type Logger } from '@svc/shared';
+import type { Config } from '@svc/config';
+import { exitOnSignals } from '@svc/jobs/worker';
+import type { Logger } from '@svc/telemetry';
 import type { GatewayApp } from './app.ts';
 
 export interface ServeOptions {

@@ -1,7 +1,10 @@
-import type { GatewayMetrics, JobTransport, Logger, OperationId, Config } from '@svc/shared';
+import type { Config } from '@svc/config';
+import type { OperationId } from '@svc/contracts';
+import type { JobTransport } from '@svc/jobs';
+import type { GatewayMetrics, Logger } from '@svc/telemetry';
 import type { KeyStore, ApiKeyRecord } from './stores/key-store.ts';
 import type { Meter } from './stores/meter.ts';
-import type { Redis } from '@svc/shared';
+import type { Redis } from '@svc/jobs/redis';
 
 /** Everything the gateway needs from outside; main.ts and scripts/start.ts assemble it per mode. */
 export interface GatewayDeps {

@@ -1,4 +1,5 @@
-import { QR_JOB, registerHandler } from '@svc/shared';
+import { QR_JOB } from '@svc/contracts';
+import { registerHandler } from '@svc/jobs';
 import { renderQr } from './render.ts';
 
 export { renderQr } from './render.ts';

@@ -1,5 +1,7 @@
 /** The distributed QR worker: renders `qr` jobs from BullMQ. */
-import { createLogger, createRegistry, exitOnSignals, loadConfig, runWorkerProcess } from '@svc/shared';
+import { loadConfig } from '@svc/config';
+import { exitOnSignals, runWorkerProcess } from '@svc/jobs/worker';
+import { createLogger, createRegistry } from '@svc/telemetry';
 import { qrJobHandler } from './index.ts';
 
 const config = loadConfig();

@@ -1,4 +1,4 @@
-import { MAX_DATA_CODE_POINTS, type QrJobPayload, type QrJobResult } from '@svc/shared';
+import { MAX_DATA_CODE_POINTS, type QrJobPayload, type QrJobResult } from '@svc/contracts';
 import { encode, MAX_VERSION } from './encode.ts';
 import { matrixBody } from './matrix.ts';
 import { renderSvg } from './svg.ts';

@@ -3,7 +3,7 @@
  * back to exactly the submitted data, across scales, margins, colours, UTF-8 and the size limits.
  */
 import { describe, expect, it } from 'vitest';
-import { qrQuerySchema, wifiQuerySchema, type QrJobPayload } from '@svc/shared';
+import { qrQuerySchema, wifiQuerySchema, type QrJobPayload } from '@svc/contracts';
 import { scanModules, scanSvg } from '@svc/testkit';
 import { renderQr } from '../src/index.ts';
 

@@ -1,7 +1,7 @@
 /** The QR query rules of decisions.md, and their errors, at the schema level. */
 import { describe, expect, it } from 'vitest';
-import type { ApiError } from '@svc/shared';
-import { normaliseColour, qrQuerySchema, qrToolInputSchema, qrValidationError, wifiQuerySchema, wifiToolInputSchema } from '@svc/shared';
+import type { ApiError } from '@svc/contracts';
+import { normaliseColour, qrQuerySchema, qrToolInputSchema, qrValidationError, wifiQuerySchema, wifiToolInputSchema } from '@svc/contracts';
 
 function errorOf(schema: { safeParse: (value: unknown) => { success: boolean; error?: unknown } }, input: unknown): ApiError {
   const parsed = schema.safeParse(input);

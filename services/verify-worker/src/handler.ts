@@ -2,15 +2,10 @@
  * The verify job handler, assembled from configuration: resolver, SSRF guard, per-host limiter,
  * outcome cache (Redis in distributed mode, memory in embedded mode) and metrics.
  */
-import {
-  VERIFY_JOB,
-  registerHandler,
-  verifyResultSchema,
-  type Config,
-  type RegisteredHandler,
-  type Redis,
-  type VerifyResult,
-} from '@svc/shared';
+import type { Config } from '@svc/config';
+import { VERIFY_JOB, verifyResultSchema, type VerifyResult } from '@svc/contracts';
+import { registerHandler, type RegisteredHandler } from '@svc/jobs';
+import type { Redis } from '@svc/jobs/redis';
 import type { Registry } from 'prom-client';
 import { MemoryTtlCache, RedisTtlCache, type TtlCache } from './cache/ttl-cache.ts';
 import { DnsResolver } from './dns/resolver.ts';

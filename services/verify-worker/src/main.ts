@@ -1,5 +1,8 @@
 /** The distributed verify worker: runs `verify` jobs from BullMQ. */
-import { createLogger, createRedis, createRegistry, exitOnSignals, loadConfig, runWorkerProcess } from '@svc/shared';
+import { loadConfig } from '@svc/config';
+import { createRedis } from '@svc/jobs/redis';
+import { exitOnSignals, runWorkerProcess } from '@svc/jobs/worker';
+import { createLogger, createRegistry } from '@svc/telemetry';
 import { createVerifyHandler } from './handler.ts';
 
 const config = loadConfig();

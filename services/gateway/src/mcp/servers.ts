@@ -2,7 +2,7 @@
  * The two tool servers and the tools each one serves. A server is built afresh for every HTTP
  * request (stateless Streamable HTTP), so its tools close over that request's context.
  */
-import { OPERATION_IDS, OPERATIONS, type OperationId } from '@svc/shared';
+import { OPERATION_IDS, OPERATIONS, type OperationId } from '@svc/contracts';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolContext } from './tool-result.ts';
 import { QR_SERVER_INSTRUCTIONS, registerQrTools } from './tools-qr.ts';

@@ -4,7 +4,7 @@
  * unlimited. The limiter and the meter count one operation per HTTP request, so a JSON-RPC batch
  * may carry at most one tool call.
  */
-import { ApiError, OPERATIONS, type OperationId } from '@svc/shared';
+import { ApiError, OPERATIONS, type OperationId } from '@svc/contracts';
 
 interface ToolCallMessage {
   method: 'tools/call';

@@ -4,7 +4,7 @@
  * input or a failed job alike, is a tool result with `isError: true` whose text is the
  * contract's error object, never a protocol error and never a stack trace.
  */
-import { formatUsd, type ApiError, type OperationId } from '@svc/shared';
+import { formatUsd, type ApiError, type OperationId } from '@svc/contracts';
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { JobRunner } from '../operation.ts';

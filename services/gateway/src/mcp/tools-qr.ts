@@ -15,7 +15,7 @@ import {
   wifiToolInputSchema,
   type OperationId,
   type QrJobPayload,
-} from '@svc/shared';
+} from '@svc/contracts';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { z } from 'zod';
 import { advertisedInput, parseArguments } from './advertised-schema.ts';

@@ -14,7 +14,7 @@ import {
   singleVerifyQuerySchema,
   verifyResultSchema,
   type OperationId,
-} from '@svc/shared';
+} from '@svc/contracts';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { batchBodyError, singleQueryError } from '../routes/verify.ts';
 import { advertisedInput, parseArguments } from './advertised-schema.ts';

@@ -4,7 +4,8 @@
  * the routes that need a key (RFC 6750 challenge, `error="invalid_token"` for a presented but
  * unknown or revoked key).
  */
-import { ApiError, unavailableError } from '@svc/shared';
+import { ApiError } from '@svc/contracts';
+import { unavailableError } from '@svc/jobs';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { parseAuthorization } from '../auth/api-keys.ts';

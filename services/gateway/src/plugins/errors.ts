@@ -3,7 +3,7 @@
  * included (404, 405, 413, 415, malformed or empty JSON): no default error body leaks, and a bug
  * answers `internal_error` with the request id while the stack goes to the log only.
  */
-import { ApiError, isApiError } from '@svc/shared';
+import { ApiError, isApiError } from '@svc/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 

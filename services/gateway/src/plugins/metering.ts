@@ -3,15 +3,9 @@
  * and answers its cost and remaining free allowance. Every response of a metered route carries
  * `X-Service-Cost` (`0` for errors, 401 included); rejected calls cost nothing.
  */
-import {
-  OPERATIONS,
-  billingPeriod,
-  formatUsd,
-  unavailableError,
-  type CallOutcome,
-  type GatewayMetrics,
-  type OperationId,
-} from '@svc/shared';
+import { OPERATIONS, billingPeriod, formatUsd, type OperationId } from '@svc/contracts';
+import { unavailableError } from '@svc/jobs';
+import type { CallOutcome, GatewayMetrics } from '@svc/telemetry';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Meter } from '../stores/meter.ts';

@@ -3,7 +3,7 @@
  * route's pattern (never the raw URL), and unmatched paths share one label, so label values
  * stay bounded whatever callers send.
  */
-import type { GatewayMetrics } from '@svc/shared';
+import type { GatewayMetrics } from '@svc/telemetry';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 

@@ -6,7 +6,9 @@
  * both doors of an operation share one budget.
  */
 import rateLimit from '@fastify/rate-limit';
-import { ApiError, OPERATION_IDS, isApiError, unavailableError, type OperationId, type Redis } from '@svc/shared';
+import { ApiError, OPERATION_IDS, isApiError, type OperationId } from '@svc/contracts';
+import { unavailableError } from '@svc/jobs';
+import type { Redis } from '@svc/jobs/redis';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 

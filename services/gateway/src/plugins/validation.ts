@@ -3,7 +3,7 @@
  * registered with the function that turns its issues into the contract's error (batch bodies
  * answer `invalid_request`/`too_many_emails`, query parameters `invalid_parameter`, ...).
  */
-import type { ApiError } from '@svc/shared';
+import type { ApiError } from '@svc/contracts';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
 

@@ -1,4 +1,4 @@
-import type { OperationId } from '@svc/shared';
+import type { OperationId } from '@svc/contracts';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { requireKey } from '../plugins/auth.ts';
 

@@ -1,4 +1,5 @@
-import { ApiError, type JobTransport } from '@svc/shared';
+import { ApiError } from '@svc/contracts';
+import type { JobTransport } from '@svc/jobs';
 import type { FastifyInstance } from 'fastify';
 import { sendError } from '../plugins/errors.ts';
 

@@ -1,4 +1,4 @@
-import { ApiError, QR_JOB, qrQuerySchema, qrValidationError, wifiQuerySchema, type OperationId, type QrJobPayload } from '@svc/shared';
+import { ApiError, QR_JOB, qrQuerySchema, qrValidationError, wifiQuerySchema, type OperationId, type QrJobPayload } from '@svc/contracts';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { errorResponses } from '../openapi-schemas.ts';

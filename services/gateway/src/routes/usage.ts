@@ -1,4 +1,5 @@
-import { OPERATIONS, OPERATION_IDS, billingPeriod, formatUsd, unavailableError, type OperationId } from '@svc/shared';
+import { OPERATIONS, OPERATION_IDS, billingPeriod, formatUsd, type OperationId } from '@svc/contracts';
+import { unavailableError } from '@svc/jobs';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { errorResponses } from '../openapi-schemas.ts';

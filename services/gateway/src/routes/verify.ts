@@ -8,7 +8,7 @@ import {
   invalidParameter,
   singleVerifyQuerySchema,
   verifyResultSchema,
-} from '@svc/shared';
+} from '@svc/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import { errorResponses } from '../openapi-schemas.ts';

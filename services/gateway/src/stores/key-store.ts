@@ -1,4 +1,4 @@
-import type { OperationId } from '@svc/shared';
+import type { OperationId } from '@svc/contracts';
 import { digestsEqual, hashApiKey, keyIdOf } from '../auth/api-keys.ts';
 
 export interface ApiKeyRecord {

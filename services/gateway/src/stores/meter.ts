@@ -2,7 +2,7 @@
  * Usage metering per key, operation and UTC month. A call is metered only after it succeeded;
  * the first `allowance` calls of a month are free, the rest billable.
  */
-import type { OperationId } from '@svc/shared';
+import type { OperationId } from '@svc/contracts';
 
 export interface Charge {
   /** Calls of this operation this month, this one included. */

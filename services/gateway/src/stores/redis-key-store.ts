@@ -2,7 +2,8 @@
  * Keys in Redis: one hash per key at `<prefix>:apikey:<sha256>` and a set of all digests for
  * listing. A lookup is one HGETALL by digest; the digest is then compared in constant time.
  */
-import { OPERATION_IDS, type OperationId, type Redis } from '@svc/shared';
+import { OPERATION_IDS, type OperationId } from '@svc/contracts';
+import type { Redis } from '@svc/jobs/redis';
 import { z } from 'zod';
 import { digestsEqual, hashApiKey, keyIdOf } from '../auth/api-keys.ts';
 import type { ApiKeyRecord, KeyStore } from './key-store.ts';

@@ -2,7 +2,8 @@
  * The meter in Redis: one hash per key and month, updated by one script, so that two gateway
  * replicas can never both decide that the same call was the last free one.
  */
-import { OPERATION_IDS, type OperationId, type Redis } from '@svc/shared';
+import { OPERATION_IDS, type OperationId } from '@svc/contracts';
+import type { Redis } from '@svc/jobs/redis';
 import type { Charge, Meter, OperationUsage } from './meter.ts';
 
 /** Usage is kept for 400 days: long enough to answer billing questions about last year's months. */

@@ -3,7 +3,7 @@
  * address or domain costs no probe. In memory in embedded mode, in Redis in distributed mode
  * (shared by every verify-worker). Values are JSON and re-validated on read.
  */
-import type { Redis } from '@svc/shared';
+import type { Redis } from '@svc/jobs/redis';
 import type { z } from 'zod';
 
 export interface TtlCache<T> {

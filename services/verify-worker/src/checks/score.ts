@@ -3,7 +3,7 @@
  * that every deliverable scores above every risky and every risky above every undeliverable.
  * The table is data, published in the README.
  */
-import type { Reason, Verdict } from '@svc/shared';
+import type { Reason, Verdict } from '@svc/contracts';
 import type { AddressFacts, Decision } from './verdict.ts';
 
 export const SCORE_BANDS: Record<Verdict, readonly [number, number]> = {

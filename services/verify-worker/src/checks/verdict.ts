@@ -10,7 +10,7 @@
  * treat function mailboxes as poor recipients. A catch-all probe that could not be answered
  * leaves an accepted mailbox `risky`/`accept_all`: the acceptance may mean nothing.
  */
-import type { Reason, Verdict } from '@svc/shared';
+import type { Reason, Verdict } from '@svc/contracts';
 import type { RcptClass } from './smtp-replies.ts';
 
 export type DnsOutcome = 'ok' | 'nxdomain' | 'null_mx' | 'no_mail_host' | 'temp_error' | 'timeout';

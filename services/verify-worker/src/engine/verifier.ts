@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import type { VerifyResult } from '@svc/shared';
+import type { VerifyResult } from '@svc/contracts';
 import {
   classifyRcptReply,
   classifySessionReply,

@@ -3,7 +3,7 @@
  * every deliverable scores above every risky and every risky above every undeliverable.
  */
 import { describe, expect, it } from 'vitest';
-import { REASONS, VERDICTS } from '@svc/shared';
+import { REASONS, VERDICTS } from '@svc/contracts';
 import { decide, score, type AddressFacts, type DnsOutcome, type SmtpOutcome } from '../../src/checks/index.ts';
 
 const base: AddressFacts = { syntaxOk: true, disposable: false, role: false, free: false, dns: 'ok', smtp: 'accepted', catchAll: false };

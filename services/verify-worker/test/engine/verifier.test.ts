@@ -3,7 +3,8 @@
  * 127.0.0.x sharing one port, each behaving like a kind of internet mail server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type VerifyResult } from '@svc/shared';
+import { loadConfig } from '@svc/config';
+import type { VerifyResult } from '@svc/contracts';
 import { createVerifier } from '../../src/handler.ts';
 import { startDnsServer, type RigDnsServer } from '@svc/testkit';
 import { findFreePort, startSmtpServer, type RigSmtpServer, type SmtpServerScript } from '@svc/testkit';

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ApiError, invalidParameter } from '../errors.ts';
-import type { JobKind } from '../jobs/transport.ts';
+import type { JobKind } from '../job-kind.ts';
 
 export const MAX_DATA_CODE_POINTS = 800;
 const HEX_COLOUR = /^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;

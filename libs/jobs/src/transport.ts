@@ -3,14 +3,9 @@
  * typed job and awaits its typed result within a deadline; whether that crosses Redis (BullMQ) or
  * stays in the process (embedded mode) is the transport's business, not the caller's.
  */
-import type { z } from 'zod';
+import type { JobKind } from '@svc/contracts';
 
-export interface JobKind<P, R> {
-  /** Queue name: one queue per worker kind. */
-  readonly name: string;
-  readonly payload: z.ZodType<P>;
-  readonly result: z.ZodType<R>;
-}
+export type { JobKind };
 
 /** What travels through the queue: the payload plus what a worker needs to honour the deadline. */
 export interface JobEnvelope<P> {

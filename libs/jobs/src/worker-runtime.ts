@@ -7,11 +7,10 @@
 import { createServer, type Server } from 'node:http';
 import { Queue, type Worker } from 'bullmq';
 import type { Registry } from 'prom-client';
-import type { Config } from './config.ts';
-import { bullPrefix, startBullWorker } from './jobs/bullmq.ts';
-import type { RegisteredHandler } from './jobs/transport.ts';
-import type { Logger } from './logger.ts';
-import { createWorkerMetrics } from './metrics.ts';
+import type { Config } from '@svc/config';
+import { bullPrefix, startBullWorker } from './bullmq.ts';
+import type { RegisteredHandler } from './transport.ts';
+import { createWorkerMetrics, type Logger } from '@svc/telemetry';
 import { createRedis } from './redis.ts';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed'] as const;

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.ts';
+import { ApiError } from '@svc/contracts';
 
 export const deadlineError = (): ApiError => new ApiError('timeout', 'The job did not finish within the request deadline.');
 

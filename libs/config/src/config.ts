@@ -5,7 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { OPERATIONS, type OperationId } from './operations.ts';
+import { OPERATIONS, type OperationId } from '@svc/contracts';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((value) => value === 'true' || value === '1' || value === 'yes');

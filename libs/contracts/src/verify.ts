@@ -3,7 +3,7 @@
  * validates, the job that crosses to the verify-worker, and the result model.
  */
 import { z } from 'zod';
-import type { JobKind } from '../jobs/transport.ts';
+import type { JobKind } from './job-kind.ts';
 
 export const MAX_BATCH = 100;
 

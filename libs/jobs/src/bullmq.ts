@@ -9,8 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Queue, QueueEvents, UnrecoverableError, Worker, type Job } from 'bullmq';
-import { ApiError } from '../errors.ts';
-import { createRedis, type Redis } from '../redis.ts';
+import { ApiError } from '@svc/contracts';
+import { createRedis, type Redis } from './redis.ts';
 import { runHandler, type JobEnvelope, type JobKind, type JobTransport, type RegisteredHandler, type SubmitOptions } from './transport.ts';
 import { deadlineError, jobFailedError, unavailableError } from './transport-errors.ts';
 

@@ -3,7 +3,7 @@
  * Payloads and results go through the same zod validation, so a job that would fail over Redis
  * fails here too.
  */
-import { ApiError } from '../errors.ts';
+import { ApiError } from '@svc/contracts';
 import { runHandler, type JobKind, type JobTransport, type RegisteredHandler, type SubmitOptions } from './transport.ts';
 import { deadlineError, jobFailedError } from './transport-errors.ts';
 

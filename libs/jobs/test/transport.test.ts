@@ -7,7 +7,9 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Worker } from 'bullmq';
-import { ApiError, BullTransport, InProcessTransport, startBullWorker, type JobTransport } from '../src/index.ts';
+import { ApiError } from '@svc/contracts';
+import { InProcessTransport, type JobTransport } from '@svc/jobs';
+import { BullTransport, startBullWorker } from '@svc/jobs/bullmq';
 import { dropPrefix, startTcpProxy, testRedisUrl, uniquePrefix } from '@svc/testkit';
 import { ECHO_JOB, echoHandler, type EchoPayload } from './fixtures/echo-job.ts';
 

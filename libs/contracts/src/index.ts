@@ -1,0 +1,5 @@
+export * from './errors.ts';
+export * from './operations.ts';
+export type { JobKind } from './job-kind.ts';
+export * from './verify.ts';
+export * from './qr/index.ts';

@@ -1,0 +1,12 @@
+import type { z } from 'zod';
+
+/**
+ * A kind of job that crosses from the gateway to a worker: its queue and the schemas of what goes
+ * in and what comes back. Each operation's contract declares its own (`QR_JOB`, `VERIFY_JOB`).
+ */
+export interface JobKind<P, R> {
+  /** Queue name: one queue per worker kind. */
+  readonly name: string;
+  readonly payload: z.ZodType<P>;
+  readonly result: z.ZodType<R>;
+}

@@ -1,0 +1,8 @@
+/**
+ * The job seam as the gateway and handlers see it: the interface, the in-process transport and
+ * its errors. BullMQ lives behind `@svc/jobs/bullmq`, Redis connections behind `@svc/jobs/redis`
+ * and the worker process behind `@svc/jobs/worker`, so code that needs only types loads neither.
+ */
+export * from './transport.ts';
+export * from './transport-errors.ts';
+export { InProcessTransport } from './in-process.ts';
