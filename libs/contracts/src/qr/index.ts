@@ -1,1 +1,6 @@
+export { normaliseColour } from './colour.ts';
+export { MAX_DATA_CODE_POINTS } from './params.ts';
+export { escapeWifi, buildWifiPayload } from './wifi.ts';
 export * from './schemas.ts';
+export { qrValidationError } from './errors.ts';
+export * from './job.ts';

@@ -1,0 +1,45 @@
+/** The QR job: what the gateway sends to a qr-worker and what comes back. */
+import { z } from 'zod';
+import type { JobKind } from '../job-kind.ts';
+
+export interface QrJobPayload {
+  data: string;
+  format: 'svg' | 'json';
+  scale: number;
+  margin: number;
+  /** `#rrggbbaa` */
+  dark: string;
+  light: string;
+}
+
+export const qrJobPayloadSchema = z.object({
+  data: z.string().min(1),
+  format: z.enum(['svg', 'json']),
+  scale: z.number().int().min(1).max(40),
+  margin: z.number().int().min(0).max(20),
+  dark: z.string().regex(/^#[0-9a-f]{8}$/),
+  light: z.string().regex(/^#[0-9a-f]{8}$/),
+});
+
+export const qrJobResultSchema = z.discriminatedUnion('ok', [
+  z.object({
+    ok: z.literal(true),
+    version: z.number().int(),
+    size: z.number().int(),
+    margin: z.number().int(),
+    format: z.enum(['svg', 'json']),
+    contentType: z.string(),
+    body: z.string(),
+  }),
+  z.object({
+    ok: z.literal(false),
+    error: z.object({
+      error: z.enum(['content_too_long', 'invalid_parameter']),
+      message: z.string(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  }),
+]);
+export type QrJobResult = z.infer<typeof qrJobResultSchema>;
+
+export const QR_JOB: JobKind<QrJobPayload, QrJobResult> = { name: 'qr', payload: qrJobPayloadSchema, result: qrJobResultSchema };
