@@ -10,5 +10,17 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
+    coverage: {
+      provider: 'v8',
+      include: ['libs/*/src/**/*.ts', 'services/*/src/**/*.ts'],
+      exclude: ['libs/testkit/**', '**/main.ts', '**/index.ts', '**/types.ts'],
+      reporter: ['text-summary'],
+      // The pure heart of verification (checks, the reply table, the SMTP conversation) must stay
+      // covered: the run fails when it drops below these figures.
+      thresholds: {
+        'services/verify-worker/src/checks/**': { statements: 95, branches: 90, functions: 95, lines: 95 },
+        'services/verify-worker/src/smtp/**': { statements: 90, branches: 80, functions: 85, lines: 95 },
+      },
+    },
   },
 });

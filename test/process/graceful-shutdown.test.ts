@@ -3,18 +3,17 @@
  * accepted gets its answer, then the process exits 0. A worker in this test holds each job for a
  * while, so the requests are truly in flight when the signal lands.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QR_JOB } from '@svc/contracts';
 import { registerHandler } from '@svc/jobs';
 import { startBullWorker } from '@svc/jobs/bullmq';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
-import { dropPrefix, testRedisUrl, uniquePrefix } from '@svc/testkit';
+import { dropPrefix, exitOf, spawnNode, stopProcessTree, testRedisUrl, uniquePrefix, waitUntil } from '@svc/testkit';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { renderQr } from '@svc/qr-worker';
 import type { Worker } from 'bullmq';
-import { waitUntil } from '@svc/testkit';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -45,7 +44,7 @@ describe('graceful shutdown of the gateway process', () => {
     worker = startBullWorker(slowQr, { url, redisPrefix: prefix, concurrency: 50 });
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    gateway = spawn(process.execPath, ['--import', 'tsx', 'services/gateway/src/main.ts'], {
+    gateway = spawnNode('services/gateway/src/main.ts', {
       env: {
         ...process.env,
         REDIS_URL: url,
@@ -58,7 +57,7 @@ describe('graceful shutdown of the gateway process', () => {
       },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
-    exitCode = new Promise((resolve) => gateway.once('exit', (code) => resolve(code)));
+    exitCode = exitOf(gateway);
     await waitUntil(
       async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.status === 200,
       20_000,
@@ -67,7 +66,7 @@ describe('graceful shutdown of the gateway process', () => {
   });
 
   afterAll(async () => {
-    gateway?.kill('SIGKILL');
+    if (gateway !== undefined) await stopProcessTree(gateway, { signal: 'SIGKILL' });
     await worker?.close();
     await dropPrefix(testRedisUrl(), prefix);
   });

@@ -1,26 +1,37 @@
 /**
  * The README's promises, as processes: `npm start` with no configuration serves the product in
  * embedded mode and prints a development key that gets a scannable QR code; `npm run keys`
- * issues, lists and revokes keys in Redis, and the gateway honours them at once.
+ * issues, lists and revokes keys in Redis, and the gateway honours them at once. The scripts'
+ * entry points run under `node` directly (what the npm scripts run), so that no wrapper process
+ * outlives the test.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dropPrefix, scanSvg, testRedisUrl, uniquePrefix } from '@svc/testkit';
+import { dropPrefix, scanSvg, spawnNode, stopProcessTree, testRedisUrl, uniquePrefix } from '@svc/testkit';
 import { call, startServer } from '../support/servers.ts';
 
 const run = promisify(execFile);
+const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
 
 describe('npm start (embedded mode, nothing configured)', () => {
   let child: ChildProcess | undefined;
-  afterAll(() => child?.kill('SIGKILL'));
+  afterAll(async () => {
+    if (child !== undefined) await stopProcessTree(child);
+  });
+
+  it('is the entry point the test runs', () => {
+    expect(scripts.start).toBe('node --import tsx scripts/start.ts');
+    expect(scripts.keys).toBe('node --import tsx services/gateway/src/keys-cli.ts');
+  });
 
   it('prints a development key once and serves a scannable QR code with it', async () => {
     const port = 30_000 + Math.floor(Math.random() * 20_000);
     const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
     delete env.REDIS_URL;
     delete env.API_KEYS;
-    child = spawn('npm', ['start', '--silent'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    child = spawnNode('scripts/start.ts', { env });
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     await expect.poll(() => /sk_[A-Za-z0-9]{32}/.exec(output)?.[0], { timeout: 30_000, interval: 100 }).toBeDefined();
@@ -36,7 +47,8 @@ describe('npm start (embedded mode, nothing configured)', () => {
 describe('npm run keys (distributed mode)', () => {
   const prefix = uniquePrefix('keys-cli');
   const env = () => ({ ...process.env, REDIS_URL: testRedisUrl(), REDIS_PREFIX: prefix });
-  const keys = (...args: string[]) => run('npm', ['run', '--silent', 'keys', '--', ...args], { env: env() });
+  const keys = (...args: string[]) =>
+    run(process.execPath, ['--import', 'tsx', 'services/gateway/src/keys-cli.ts', ...args], { env: env(), timeout: 20_000 });
   afterAll(async () => dropPrefix(testRedisUrl(), prefix));
 
   it('creates a key shown once, lists it without the key, applies overrides, and revokes it', async () => {

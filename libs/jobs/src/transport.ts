@@ -63,15 +63,8 @@ export async function runHandler<P, R>(
   outerSignal?: AbortSignal,
 ): Promise<R> {
   const payload = kind.payload.parse(envelope.payload);
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error('deadline passed')), Math.max(0, envelope.deadlineAt - Date.now()));
-  const onOuterAbort = () => controller.abort(outerSignal?.reason);
-  outerSignal?.addEventListener('abort', onOuterAbort, { once: true });
-  try {
-    const result = await handle(payload, { deadlineAt: envelope.deadlineAt, requestId: envelope.requestId, signal: controller.signal });
-    return kind.result.parse(result);
-  } finally {
-    clearTimeout(timer);
-    outerSignal?.removeEventListener('abort', onOuterAbort);
-  }
+  const deadline = AbortSignal.timeout(Math.max(0, envelope.deadlineAt - Date.now()));
+  const signal = outerSignal === undefined ? deadline : AbortSignal.any([deadline, outerSignal]);
+  const result = await handle(payload, { deadlineAt: envelope.deadlineAt, requestId: envelope.requestId, signal });
+  return kind.result.parse(result);
 }

@@ -3,14 +3,13 @@
  * `internal_error` with the request id when a job fails, and, over BullMQ, `service_unavailable`
  * fast when Redis is gone and a crashed worker's job retried by stalled-job handling.
  */
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Worker } from 'bullmq';
 import { ApiError } from '@svc/contracts';
 import { InProcessTransport, type JobTransport } from '@svc/jobs';
 import { BullTransport, startBullWorker } from '@svc/jobs/bullmq';
-import { dropPrefix, startTcpProxy, testRedisUrl, uniquePrefix } from '@svc/testkit';
+import { dropPrefix, spawnNode, startTcpProxy, stopProcessTree, testRedisUrl, uniquePrefix } from '@svc/testkit';
 import { ECHO_JOB, echoHandler, type EchoPayload } from './fixtures/echo-job.ts';
 
 const submit = (transport: JobTransport, payload: EchoPayload, deadlineMs = 5_000) =>
@@ -140,19 +139,19 @@ describe('bullmq: failure behaviour', () => {
     const prefix = uniquePrefix('crash');
     const transport = await BullTransport.create({ url: url(), redisPrefix: prefix, kinds: [ECHO_JOB] });
     const script = fileURLToPath(new URL('./fixtures/crashing-worker.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', script, url(), prefix], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawnNode(script, { args: [url(), prefix] });
     let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     let survivor: Worker | undefined;
     try {
       await expect.poll(() => output.includes('ready'), { timeout: 10_000 }).toBe(true);
       const answer = submit(transport, { value: 'survives' }, 20_000);
       await expect.poll(() => output.includes('took-job'), { timeout: 10_000 }).toBe(true);
-      child.kill('SIGKILL');
+      await stopProcessTree(child, { signal: 'SIGKILL' });
       survivor = startBullWorker(echoHandler, { url: url(), redisPrefix: prefix, concurrency: 1, lockDurationMs: 1_000 });
       await expect(answer).resolves.toEqual({ value: 'SURVIVES' });
     } finally {
-      child.kill('SIGKILL');
+      await stopProcessTree(child, { signal: 'SIGKILL' });
       await survivor?.close();
       await transport.close();
       await dropPrefix(url(), prefix);
