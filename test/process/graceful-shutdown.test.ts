@@ -8,12 +8,11 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QR_JOB } from '@svc/contracts';
 import { registerHandler } from '@svc/jobs';
-import { startBullWorker } from '@svc/jobs/bullmq';
+import { startBullWorker, type Worker } from '@svc/jobs/bullmq';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
 import { dropPrefix, exitOf, spawnNode, stopProcessTree, testRedisUrl, uniquePrefix, waitUntil } from '@svc/testkit';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { renderQr } from '@svc/qr-worker';
-import type { Worker } from 'bullmq';
 
 async function freePort(): Promise<number> {
   const server = createServer();

@@ -4,11 +4,10 @@
  */
 import { loadConfig } from '@svc/config';
 import type { RegisteredHandler } from '@svc/jobs';
-import { startBullWorker } from '@svc/jobs/bullmq';
+import { startBullWorker, type Worker } from '@svc/jobs/bullmq';
 import { testRedisUrl, uniquePrefix, dropPrefix } from '@svc/testkit';
 import { buildDistributedGateway, generateApiKey, type KeyStore } from '@svc/gateway';
 import { qrJobHandler } from '@svc/qr-worker';
-import type { Worker } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { createVerifyHandler } from '@svc/verify-worker';
 import { buildEmbedded, defaultHandlers } from '../../scripts/embedded.ts';

@@ -9,6 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Queue, QueueEvents, UnrecoverableError, Worker, type Job } from 'bullmq';
+
+export type { Worker };
 import { ApiError } from '@svc/contracts';
 import { createRedis, type Redis } from './redis.ts';
 import { runHandler, type JobEnvelope, type JobKind, type JobTransport, type RegisteredHandler, type SubmitOptions } from './transport.ts';
