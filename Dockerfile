@@ -1,7 +1,25 @@
-# One image for every process; the command chooses the service:
-#   gateway (default) | npm run start:qr-worker | npm run start:verify-worker | npm run keys -- ...
-# TypeScript runs through tsx (a production dependency): there is no build step to drift.
-FROM node:22-bookworm-slim AS deps
+# One image for every production process; the command chooses it (node is PID 1, so the
+# orchestrator's SIGTERM reaches the process that drains):
+#   gateway (default)      node services/gateway/dist/main.js
+#   qr-worker              node services/qr-worker/dist/main.js
+#   verify-worker          node services/verify-worker/dist/main.js
+#   key administration     node services/gateway/dist/keys-cli.js <command>
+
+# ---- build: every package compiled to JavaScript (tsc project references, source maps) ----------
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.base.json tsconfig.build.json ./
+COPY libs ./libs
+COPY services ./services
+COPY scripts ./scripts
+RUN npm ci --no-audit --no-fund && npm run build
+
+# ---- runtime: production dependencies of the three services and their built files only -------
+FROM node:22-bookworm-slim
+ENV NODE_ENV=production
+# `production` selects each workspace package's dist/ entry points (their exports default to the
+# TypeScript sources, for development).
+ENV NODE_OPTIONS="--conditions=production --enable-source-maps"
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY libs/contracts/package.json libs/contracts/
@@ -12,21 +30,18 @@ COPY libs/testkit/package.json libs/testkit/
 COPY services/gateway/package.json services/gateway/
 COPY services/qr-worker/package.json services/qr-worker/
 COPY services/verify-worker/package.json services/verify-worker/
-RUN npm ci --omit=dev --no-audit --no-fund
-
-FROM node:22-bookworm-slim
-ENV NODE_ENV=production
-WORKDIR /app
-COPY --from=deps /app/node_modules ./node_modules
-COPY --from=deps /app/libs ./libs
-COPY --from=deps /app/services ./services
-COPY package.json package-lock.json tsconfig.json ./
-COPY libs ./libs
-COPY services ./services
-COPY scripts ./scripts
+RUN npm ci --omit=dev --no-audit --no-fund -w services/gateway -w services/qr-worker -w services/verify-worker \
+  && npm cache clean --force
+COPY --from=build /app/libs/contracts/dist libs/contracts/dist
+COPY --from=build /app/libs/config/dist libs/config/dist
+COPY --from=build /app/libs/jobs/dist libs/jobs/dist
+COPY --from=build /app/libs/telemetry/dist libs/telemetry/dist
+COPY --from=build /app/services/gateway/dist services/gateway/dist
+COPY --from=build /app/services/qr-worker/dist services/qr-worker/dist
+COPY --from=build /app/services/verify-worker/dist services/verify-worker/dist
 USER node
 EXPOSE 3000 9100
 # The gateway answers /healthz on PORT, workers on WORKER_METRICS_PORT: try one, then the other.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "const get=(p)=>fetch('http://127.0.0.1:'+p+'/healthz').then(r=>r.ok);get(process.env.PORT||3000).catch(()=>get(process.env.WORKER_METRICS_PORT||9100)).then(ok=>process.exit(ok?0:1),()=>process.exit(1))"
-CMD ["npm", "run", "start:gateway"]
+CMD ["node", "services/gateway/dist/main.js"]

@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 
 /** Set by the global setup: a file where every spawned process is recorded as `pid script`. */
 export const PROCESS_LOG_ENV = 'SVC_TEST_PROCESS_LOG';
@@ -20,7 +21,16 @@ export interface NodeProcessOptions {
 
 /** Runs a TypeScript entry point with `node --import tsx`, in its own process group. */
 export function spawnNode(script: string, options: NodeProcessOptions = {}): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...(options.args ?? [])], {
+  return spawnTracked(['--import', 'tsx', script], script, options);
+}
+
+/** Runs a built file as production does: `node --conditions=production`, in its own process group. */
+export function spawnNodeBuilt(file: string, options: NodeProcessOptions = {}): ChildProcess {
+  return spawnTracked(['--conditions=production', '--enable-source-maps', file], file, options);
+}
+
+function spawnTracked(nodeArgs: string[], script: string, options: NodeProcessOptions): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, ...(options.args ?? [])], {
     env: options.env ?? process.env,
     stdio: options.stdio ?? ['ignore', 'pipe', 'inherit'],
     detached: true,
@@ -28,6 +38,15 @@ export function spawnNode(script: string, options: NodeProcessOptions = {}): Chi
   const log = process.env[PROCESS_LOG_ENV];
   if (log !== undefined && child.pid !== undefined) appendFileSync(log, `${child.pid} ${script}\n`);
   return child;
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 /** Sends a signal to every process of the group led by `pid`; a group already gone is fine. */

@@ -83,7 +83,8 @@ export async function runKeysCli(argv: string[], env: Record<string, string | un
   }
 }
 
-if (process.argv[1]?.endsWith('keys-cli.ts')) {
+// Run as a command (tsx in development, node on the built file in production), not when imported.
+if (/keys-cli\.[jt]s$/.test(process.argv[1] ?? '')) {
   runKeysCli(process.argv.slice(2)).then(
     (output) => console.log(output),
     (error: unknown) => {

@@ -1,0 +1,121 @@
+/**
+ * What production runs: `npm run build` compiles every package, and the image's processes run
+ * `node` on the built files directly (no npm, shell or tsx between the orchestrator and the
+ * process that drains). Every container command of compose, Kubernetes and the Dockerfile names a
+ * file the build produces, and those files serve: the embedded gateway, the distributed gateway
+ * with a built qr-worker, the built keys CLI.
+ */
+import { execFile, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import {
+  dropPrefix,
+  exitOf,
+  scanSvg,
+  spawnNodeBuilt,
+  stopProcessTree,
+  testRedisUrl,
+  uniquePrefix,
+  waitUntil,
+  freePort,
+} from '@svc/testkit';
+
+const run = promisify(execFile);
+
+/** Every `command` of compose and the k8s Deployments, and the Dockerfile's CMD. */
+function containerCommands(): string[][] {
+  const compose = parse(readFileSync('docker-compose.yml', 'utf8')) as {
+    services: Record<string, { command?: string[]; image?: string; build?: unknown }>;
+  };
+  const ours = Object.values(compose.services).filter(
+    (service) => service.image?.startsWith('email-qr-service') || service.build !== undefined,
+  );
+  const k8s = ['k8s/gateway.yaml', 'k8s/qr-worker.yaml', 'k8s/verify-worker.yaml'].flatMap((file) =>
+    parseAllDocuments(readFileSync(file, 'utf8'))
+      .map(
+        (document) =>
+          document.toJSON() as { kind?: string; spec?: { template?: { spec?: { containers?: Array<{ command?: string[] }> } } } },
+      )
+      .filter((object) => object.kind === 'Deployment')
+      .flatMap((object) => object.spec?.template?.spec?.containers ?? []),
+  );
+  const dockerfileCmd = /^CMD (\[.*\])$/m.exec(readFileSync('Dockerfile', 'utf8'))?.[1];
+  return [
+    ...ours.map((service) => service.command ?? []),
+    ...k8s.map((container) => container.command ?? []),
+    JSON.parse(dockerfileCmd ?? '[]') as string[],
+  ];
+}
+
+describe('the build', () => {
+  beforeAll(async () => {
+    // Incremental: a no-op when CI built already.
+    await run('npm', ['run', 'build'], { timeout: 180_000 });
+  }, 200_000);
+
+  it('every container command is node on a built file', () => {
+    const commands = containerCommands();
+    expect(commands.length).toBeGreaterThanOrEqual(7);
+    for (const command of commands) {
+      expect(command[0]).toBe('node');
+      expect(command[1]).toMatch(/^services\/[a-z-]+\/dist\/[a-z-]+\.js$/);
+      expect(existsSync(command[1]!), `${command[1]} is built`).toBe(true);
+    }
+  });
+
+  describe('built processes', () => {
+    const children: ChildProcess[] = [];
+    const prefix = uniquePrefix('built');
+    afterAll(async () => {
+      await Promise.all(children.map((child) => stopProcessTree(child)));
+      await dropPrefix(testRedisUrl(), prefix);
+    });
+
+    it('embedded mode serves a scannable QR code', async () => {
+      const port = await freePort();
+      const child = spawnNodeBuilt('scripts/dist/start.js', {
+        env: { ...process.env, REDIS_URL: '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+      });
+      children.push(child);
+      let output = '';
+      child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      await waitUntil(() => /sk_[A-Za-z0-9]{32}/.test(output), 20_000, 'the development key');
+      const key = /sk_[A-Za-z0-9]{32}/.exec(output)![0];
+      const response = await fetch(`http://127.0.0.1:${port}/v1/qr/qr?data=built`, { headers: { authorization: `Bearer ${key}` } });
+      expect(response.status).toBe(200);
+      expect(scanSvg(await response.text())).toBe('built');
+    }, 30_000);
+
+    it('distributed mode: the keys CLI issues a key, the gateway and a qr-worker serve with it, SIGTERM exits 0', async () => {
+      const env = { ...process.env, REDIS_URL: testRedisUrl(), REDIS_PREFIX: prefix, LOG_LEVEL: 'warn' };
+      const created = await run(
+        process.execPath,
+        ['--conditions=production', 'services/gateway/dist/keys-cli.js', 'create', '--name', 'built'],
+        { env, timeout: 20_000 },
+      );
+      const key = /sk_[A-Za-z0-9]{32}/.exec(created.stdout)?.[0];
+      expect(key).toBeDefined();
+
+      const port = await freePort();
+      const gateway = spawnNodeBuilt('services/gateway/dist/main.js', { env: { ...env, PORT: String(port), HOST: '127.0.0.1' } });
+      const worker = spawnNodeBuilt('services/qr-worker/dist/main.js', {
+        env: { ...env, WORKER_METRICS_PORT: String(await freePort()), WORKER_METRICS_HOST: '127.0.0.1' },
+      });
+      children.push(gateway, worker);
+      await waitUntil(
+        async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200,
+        20_000,
+        'the built gateway',
+      );
+      const response = await fetch(`http://127.0.0.1:${port}/v1/qr/qr?data=distributed`, { headers: { authorization: `Bearer ${key}` } });
+      expect(response.status).toBe(200);
+      expect(scanSvg(await response.text())).toBe('distributed');
+
+      const exited = exitOf(gateway);
+      gateway.kill('SIGTERM');
+      await expect(exited).resolves.toBe(0);
+    }, 40_000);
+  });
+});
