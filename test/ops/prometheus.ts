@@ -41,7 +41,7 @@ export async function startPrometheus(targets: Record<string, string>): Promise<
     scrape_configs: Object.entries(targets).map(([job, target]) => ({ job_name: job, static_configs: [{ targets: [target] }] })),
   };
   writeFileSync(join(dir, 'prometheus.yml'), stringify(config));
-  const process = spawnProcess('prometheus', [
+  const server = spawnProcess('prometheus', [
     `--config.file=${join(dir, 'prometheus.yml')}`,
     `--storage.tsdb.path=${join(dir, 'data')}`,
     `--web.listen-address=127.0.0.1:${port}`,
@@ -50,7 +50,7 @@ export async function startPrometheus(targets: Record<string, string>): Promise<
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
-    output: process.output,
+    output: server.output,
     query: async (expr) => {
       const response = await fetch(`${url}/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`);
       const body = (await response.json()) as { status: string; error?: string; data?: { resultType: string; result: Sample[] } };
@@ -59,7 +59,7 @@ export async function startPrometheus(targets: Record<string, string>): Promise<
       return body.data.result;
     },
     stop: async () => {
-      await process.stop();
+      await server.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
