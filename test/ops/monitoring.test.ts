@@ -4,8 +4,9 @@
  * Prometheus scraping them every second with the real rule file. After traffic of every kind
  * (successes on QR and verification, 4xx, 429 through a low rate limit, a 504 through a short
  * deadline and a stalled worker), every query of every Grafana panel and every rule
- * expression is evaluated through Prometheus's HTTP API: none may fail, every panel the traffic
- * feeds must return a finite value, and the alerts fire exactly where the traffic says they must.
+ * expression is evaluated through Prometheus's HTTP API: none may fail, every panel query must
+ * return data, and above 0 unless listed below with the reason; the alert the traffic provokes
+ * fires (and is active in Prometheus), the others stay silent.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,7 +49,8 @@ const EITHER: Record<string, string> = {
  * given), 'silent', or a reason why either is right.
  */
 const ALERT_EXPECTATIONS: Record<string, { fires: Record<string, string> } | 'silent' | { either: string }> = {
-  // One batch of three answered 504: a third of the deadline budget spent in every window.
+  // One batch of three answered 504: a third of the deadline budget spent in every window. QR
+  // series may join them when a loaded machine makes a few QR calls slower than 250 ms.
   LatencyBudgetBurnFast: { fires: { operation: 'email-verify.batch', sli: 'verify_within_deadline' } },
   LatencyBudgetBurnSlow: { fires: { operation: 'email-verify.batch', sli: 'verify_within_deadline' } },
   AvailabilityBudgetBurnFast: 'silent',
