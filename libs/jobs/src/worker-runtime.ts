@@ -1,10 +1,14 @@
 /**
  * What every worker process does besides its own jobs: run BullMQ workers for its handlers,
- * serve /healthz and /metrics on a small port, publish queue depth from BullMQ's own counts, and
- * shut down gracefully (SIGTERM: finish or hand back active jobs, then quit; a second signal
- * exits at once).
+ * serve /healthz, /readyz and /metrics on a small port, publish queue depth and the age of the
+ * oldest waiting job from Redis at scrape time, and shut down gracefully (SIGTERM: finish or hand
+ * back active jobs, then quit; a second signal exits at once).
+ *
+ * Liveness and readiness differ on purpose: /healthz answers 200 as long as the process can
+ * answer at all, so an orchestrator never restarts every worker because Redis went away; /readyz
+ * answers 200 only while the process can take jobs (its workers run and Redis answers a PING).
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { Queue, type Worker } from 'bullmq';
 import type { Registry } from 'prom-client';
 import type { Config } from '@svc/config';
@@ -14,6 +18,8 @@ import { createWorkerMetrics, type Logger } from '@svc/telemetry';
 import { createRedis } from './redis.ts';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed'] as const;
+/** A readiness probe must answer within the orchestrator's timeout (1 s by default in Kubernetes). */
+const READY_PING_TIMEOUT_MS = 800;
 
 export interface WorkerProcessOptions {
   config: Config;
@@ -42,7 +48,12 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
       concurrency: options.concurrency,
       onJobDone: (queue, outcome, seconds) => metrics.jobDuration.observe({ queue, outcome }, seconds),
     });
-    worker.on('active', () => metrics.activeJobs.inc({ queue: handler.kind.name }));
+    worker.on('active', (job) => {
+      metrics.activeJobs.inc({ queue: handler.kind.name });
+      // Enqueued by the gateway's clock, started by this one: hosts are assumed NTP-synchronised.
+      if (job.processedOn !== undefined)
+        metrics.queueWait.observe({ queue: handler.kind.name }, Math.max(0, job.processedOn - job.timestamp) / 1_000);
+    });
     const done = () => metrics.activeJobs.dec({ queue: handler.kind.name });
     worker.on('completed', done);
     worker.on('failed', (job) => {
@@ -63,17 +74,33 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
         const counts = await queue.getJobCounts(...QUEUE_STATES).catch(() => undefined);
         if (counts === undefined) return;
         for (const state of QUEUE_STATES) metrics.queueJobs.set({ queue: queue.name, state }, counts[state] ?? 0);
+        const oldest = await oldestWaitingSince(queue).catch(() => undefined);
+        if (oldest !== undefined)
+          metrics.oldestJobAge.set({ queue: queue.name }, oldest === null ? 0 : Math.max(0, Date.now() - oldest) / 1_000);
       }),
     );
+  };
+
+  let closing: Promise<void> | undefined;
+  const readiness = async (): Promise<string | undefined> => {
+    if (closing !== undefined) return 'Shutting down.';
+    if (!workers.every((worker) => worker.isRunning())) return 'A queue worker has stopped.';
+    const pong = await withTimeout(countsClient.ping(), READY_PING_TIMEOUT_MS).catch(() => undefined);
+    return pong === 'PONG' ? undefined : 'Redis is not reachable.';
   };
 
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     if (path === '/healthz') {
-      const healthy = workers.every((worker) => worker.isRunning()) && countsClient.status === 'ready';
-      response
-        .writeHead(healthy ? 200 : 503, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ status: healthy ? 'ok' : 'unhealthy' }));
+      sendJson(response, 200, { status: 'ok' });
+      return;
+    }
+    if (path === '/readyz') {
+      void readiness().then((problem) =>
+        problem === undefined
+          ? sendJson(response, 200, { status: 'ready' })
+          : sendJson(response, 503, { error: 'service_unavailable', message: problem }, { 'retry-after': '5' }),
+      );
       return;
     }
     if (path === '/metrics') {
@@ -83,15 +110,12 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
         .catch(() => response.writeHead(500).end());
       return;
     }
-    response
-      .writeHead(404, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ error: 'not_found', message: 'Try /healthz or /metrics.' }));
+    sendJson(response, 404, { error: 'not_found', message: 'Try /healthz, /readyz or /metrics.' });
   });
   server.requestTimeout = 10_000;
   await new Promise<void>((resolve) => server.listen(config.WORKER_METRICS_PORT, config.WORKER_METRICS_HOST, resolve));
   logger.info({ queues: options.handlers.map((handler) => handler.kind.name), port: config.WORKER_METRICS_PORT }, 'worker started');
 
-  let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       // Worker.close waits for the active jobs; their locks are released, so nothing is lost.
@@ -103,6 +127,33 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
     return closing;
   };
   return { workers, server, close };
+}
+
+/** Creation time (ms) of the job that has waited longest to start, or null when none waits. */
+async function oldestWaitingSince(queue: Queue): Promise<number | null> {
+  // The wait list is FIFO (its tail is the oldest); prioritized jobs are ordered by priority,
+  // so the one due next stands for them: reading the whole set at every scrape would cost too much.
+  const [waiting, prioritized] = await Promise.all([queue.getJobs(['waiting'], 0, 0, true), queue.getJobs(['prioritized'], 0, 0, true)]);
+  const stamps = [...waiting, ...prioritized].map((job) => job.timestamp);
+  return stamps.length === 0 ? null : Math.min(...stamps);
+}
+
+function sendJson(response: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** SIGTERM/SIGINT run `close` once; a second signal exits at once. */

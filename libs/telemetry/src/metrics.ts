@@ -4,6 +4,7 @@
  * domain. The dashboards and alert rules in deploy/ and k8s/ are tested against these names.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { OPERATION_IDS, QR_JOB, VERIFY_JOB } from '@svc/contracts';
 
 export function createRegistry(labels: Record<string, string> = {}): Registry {
   const registry = new Registry();
@@ -14,10 +15,11 @@ export function createRegistry(labels: Record<string, string> = {}): Registry {
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60];
 
-export type CallOutcome = 'success' | 'client_error' | 'unauthorized' | 'rate_limited' | 'timeout' | 'unavailable' | 'server_error';
+export const CALL_OUTCOMES = ['success', 'client_error', 'unauthorized', 'rate_limited', 'timeout', 'unavailable', 'server_error'] as const;
+export type CallOutcome = (typeof CALL_OUTCOMES)[number];
 
 export function createGatewayMetrics(registry: Registry) {
-  return {
+  const metrics = {
     requestDuration: new Histogram({
       name: 'http_request_duration_seconds',
       help: 'HTTP request latency',
@@ -35,6 +37,14 @@ export function createGatewayMetrics(registry: Registry) {
       name: 'api_calls_total',
       help: 'Calls of a billable operation by outcome',
       labelNames: ['operation', 'outcome'] as const,
+      registers: [registry],
+    }),
+    /** The latency objectives are per operation, whichever door (REST route or MCP tool) a call came through. */
+    callDuration: new Histogram({
+      name: 'api_call_duration_seconds',
+      help: 'Time to answer a call of a billable operation, by outcome',
+      labelNames: ['operation', 'outcome'] as const,
+      buckets: LATENCY_BUCKETS,
       registers: [registry],
     }),
     cost: new Counter({
@@ -64,6 +74,14 @@ export function createGatewayMetrics(registry: Registry) {
     }),
     inflight: new Gauge({ name: 'gateway_inflight_requests', help: 'Requests being answered', registers: [registry] }),
   };
+  // Every series the objectives read exists at 0 from the start: Prometheus's rate() cannot see
+  // the increment that creates a series, so a process's first error or timeout would go uncounted.
+  for (const operation of OPERATION_IDS) {
+    for (const outcome of CALL_OUTCOMES) metrics.calls.inc({ operation, outcome }, 0);
+    for (const outcome of ['success', 'timeout'] as const) metrics.callDuration.zero({ operation, outcome });
+  }
+  for (const queue of [QR_JOB.name, VERIFY_JOB.name]) metrics.jobsTimedOut.inc({ queue }, 0);
+  return metrics;
 }
 export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;
 
@@ -81,6 +99,19 @@ export function createWorkerMetrics(registry: Registry) {
       name: 'queue_jobs',
       help: 'Jobs in the queue by state (BullMQ counts)',
       labelNames: ['queue', 'state'] as const,
+      registers: [registry],
+    }),
+    queueWait: new Histogram({
+      name: 'queue_wait_seconds',
+      help: 'Time from enqueueing a job to a worker starting it, by queue',
+      labelNames: ['queue'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    oldestJobAge: new Gauge({
+      name: 'queue_oldest_job_age_seconds',
+      help: 'How long the longest-waiting job not yet started has waited (0 when none waits), by queue',
+      labelNames: ['queue'] as const,
       registers: [registry],
     }),
   };

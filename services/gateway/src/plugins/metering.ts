@@ -64,7 +64,10 @@ function meteringPlugin(app: FastifyInstance, options: MeteringOptions, done: (e
   });
 
   app.addHook('onResponse', async (request, reply) => {
-    if (request.operation !== undefined) options.metrics.calls.inc({ operation: request.operation, outcome: outcomeOf(reply.statusCode) });
+    if (request.operation === undefined) return;
+    const labels = { operation: request.operation, outcome: outcomeOf(reply.statusCode) };
+    options.metrics.calls.inc(labels);
+    options.metrics.callDuration.observe(labels, (performance.now() - request.startedAt) / 1_000);
   });
   done();
 }
