@@ -14,7 +14,7 @@ import { parse } from 'yaml';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { dropPrefix, startMailRig, testRedisUrl, uniquePrefix, waitUntil, type MailRig } from '@svc/testkit';
-import { freePort, spawnService, type Service } from './processes.ts';
+import { freePort, startService, type ServiceProcess } from '@svc/testkit';
 import { deployedJobNames, startPrometheus, startRedisExporter, type RunningPrometheus, type Sample } from './prometheus.ts';
 
 interface Dashboard {
@@ -72,8 +72,8 @@ const status = async (url: string): Promise<number> => (await fetch(url).catch((
 describe('dashboards and alerts against a live Prometheus', () => {
   const prefix = uniquePrefix('monitoring');
   const key = generateApiKey();
-  const services: Service[] = [];
-  let verifyWorker: Service;
+  const services: ServiceProcess[] = [];
+  let verifyWorker: ServiceProcess;
   let prometheus: RunningPrometheus | undefined;
   let rig: MailRig;
   let gateway: string;
@@ -105,7 +105,7 @@ describe('dashboards and alerts against a live Prometheus', () => {
     const [gatewayPort, qrPort, verifyPort] = await Promise.all([freePort(), freePort(), freePort()]);
     gateway = `http://127.0.0.1:${gatewayPort}`;
     const common = { REDIS_URL: redisUrl, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn' };
-    verifyWorker = spawnService('services/verify-worker/src/main.ts', {
+    verifyWorker = startService('services/verify-worker/src/main.ts', {
       ...common,
       ...rig.env,
       // Every wave probes the mail server again, so the SMTP panels see their counters move.
@@ -115,7 +115,7 @@ describe('dashboards and alerts against a live Prometheus', () => {
     });
     services.push(
       verifyWorker,
-      spawnService('services/gateway/src/main.ts', {
+      startService('services/gateway/src/main.ts', {
         ...common,
         PORT: String(gatewayPort),
         HOST: '127.0.0.1',
@@ -124,7 +124,7 @@ describe('dashboards and alerts against a live Prometheus', () => {
         RATE_LIMIT_QR_WIFI: '2',
         FREE_ALLOWANCE_QR_GENERATE: '2',
       }),
-      spawnService('services/qr-worker/src/main.ts', { ...common, WORKER_METRICS_PORT: String(qrPort), WORKER_METRICS_HOST: '127.0.0.1' }),
+      startService('services/qr-worker/src/main.ts', { ...common, WORKER_METRICS_PORT: String(qrPort), WORKER_METRICS_HOST: '127.0.0.1' }),
     );
     const exporter = await startRedisExporter(redisUrl);
     services.push(exporter.service);

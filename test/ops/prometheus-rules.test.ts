@@ -8,7 +8,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { requireBinary } from './processes.ts';
+import { requireBinary } from '@svc/testkit';
 
 const DIR = 'deploy/prometheus';
 const TESTS = join(DIR, 'tests');

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { freePort, requireBinary, spawnProcess, type Service } from './processes.ts';
+import { freePort, requireBinary, startBinary, type ServiceProcess } from '@svc/testkit';
 
 export const DEPLOYED_CONFIG = 'deploy/prometheus/prometheus.yml';
 export const RULES = 'deploy/prometheus/alerts.yml';
@@ -41,7 +41,7 @@ export async function startPrometheus(targets: Record<string, string>): Promise<
     scrape_configs: Object.entries(targets).map(([job, target]) => ({ job_name: job, static_configs: [{ targets: [target] }] })),
   };
   writeFileSync(join(dir, 'prometheus.yml'), stringify(config));
-  const server = spawnProcess('prometheus', [
+  const server = startBinary('prometheus', [
     `--config.file=${join(dir, 'prometheus.yml')}`,
     `--storage.tsdb.path=${join(dir, 'data')}`,
     `--web.listen-address=127.0.0.1:${port}`,
@@ -65,10 +65,10 @@ export async function startPrometheus(targets: Record<string, string>): Promise<
   };
 }
 
-export async function startRedisExporter(redisUrl: string): Promise<{ target: string; service: Service }> {
+export async function startRedisExporter(redisUrl: string): Promise<{ target: string; service: ServiceProcess }> {
   requireBinary('prometheus-redis-exporter', 'apt-get install prometheus-redis-exporter (Debian; .ci/run does it)');
   const port = await freePort();
-  const service = spawnProcess('prometheus-redis-exporter', [
+  const service = startBinary('prometheus-redis-exporter', [
     `-redis.addr=${redisUrl}`,
     `-web.listen-address=127.0.0.1:${port}`,
     '-redis-only-metrics',

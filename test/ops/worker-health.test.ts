@@ -10,21 +10,21 @@ import { QR_JOB } from '@svc/contracts';
 import { BullTransport, bullPrefix } from '@svc/jobs/bullmq';
 import { createRedis } from '@svc/jobs/redis';
 import { dropPrefix, startTcpProxy, testRedisUrl, uniquePrefix, waitUntil, type TcpProxy } from '@svc/testkit';
-import { freePort, spawnService, type Service } from './processes.ts';
+import { freePort, startService, type ServiceProcess } from '@svc/testkit';
 
 const status = async (url: string): Promise<number> => (await fetch(url).catch(() => undefined))?.status ?? 0;
 
 describe('worker liveness and readiness', () => {
   const prefix = uniquePrefix('worker-health');
   let proxy: TcpProxy;
-  let worker: Service;
+  let worker: ServiceProcess;
   let base: string;
 
   beforeAll(async () => {
     proxy = await startTcpProxy(testRedisUrl());
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    worker = spawnService('services/qr-worker/src/main.ts', {
+    worker = startService('services/qr-worker/src/main.ts', {
       REDIS_URL: proxy.url,
       REDIS_PREFIX: prefix,
       WORKER_METRICS_PORT: String(port),

@@ -4,23 +4,14 @@
  * while, so the requests are truly in flight when the signal lands.
  */
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QR_JOB } from '@svc/contracts';
 import { registerHandler } from '@svc/jobs';
 import { startBullWorker, type Worker } from '@svc/jobs/bullmq';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
-import { dropPrefix, exitOf, spawnNode, stopProcessTree, testRedisUrl, uniquePrefix, waitUntil } from '@svc/testkit';
+import { dropPrefix, exitOf, freePort, spawnNode, stopProcessTree, testRedisUrl, uniquePrefix, waitUntil } from '@svc/testkit';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { renderQr } from '@svc/qr-worker';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('graceful shutdown of the gateway process', () => {
   const prefix = uniquePrefix('shutdown');

@@ -6,14 +6,4 @@ export { waitUntil } from './wait.ts';
 export { startDnsServer, type RigDnsServer, type Zone, type ZoneEntry } from './mail/dns-server.ts';
 export * from './mail/smtp-server.ts';
 export { startMailRig, type MailRig } from './mail/rig.ts';
-export {
-  spawnNode,
-  spawnNodeBuilt,
-  freePort,
-  stopProcessTree,
-  signalGroup,
-  isAlive,
-  exitOf,
-  PROCESS_LOG_ENV,
-  type NodeProcessOptions,
-} from './processes.ts';
+export * from './processes.ts';

@@ -1,15 +1,15 @@
 /**
  * Child processes of tests and benchmarks: `node` started directly (no npm, shell or tsx wrapper
- * between), as the leader of a process group of its own, so that stopping the group stops
- * everything it started. Each one is written to the run's process log (when the test run has
- * one), which the global teardown reads to fail a run that left anything alive.
+ * between) or a binary, each as the leader of a process group of its own, so that stopping the
+ * group stops everything it started. Each one is written to the run's process log (when the test
+ * run has one), which the global teardown reads to fail a run that left anything alive.
  */
-import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { once } from 'node:events';
+import { appendFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 
-/** Set by the global setup: a file where every spawned process is recorded as `pid script`. */
+/** Set by the global setup: a file where every spawned process is recorded as `pid label`. */
 export const PROCESS_LOG_ENV = 'SVC_TEST_PROCESS_LOG';
 
 export interface NodeProcessOptions {
@@ -21,32 +21,28 @@ export interface NodeProcessOptions {
 
 /** Runs a TypeScript entry point with `node --import tsx`, in its own process group. */
 export function spawnNode(script: string, options: NodeProcessOptions = {}): ChildProcess {
-  return spawnTracked(['--import', 'tsx', script], script, options);
+  return spawnTracked(process.execPath, ['--import', 'tsx', script], script, options);
 }
 
 /** Runs a built file as production does: `node --conditions=production`, in its own process group. */
 export function spawnNodeBuilt(file: string, options: NodeProcessOptions = {}): ChildProcess {
-  return spawnTracked(['--conditions=production', '--enable-source-maps', file], file, options);
+  return spawnTracked(process.execPath, ['--conditions=production', '--enable-source-maps', file], file, options);
 }
 
-function spawnTracked(nodeArgs: string[], script: string, options: NodeProcessOptions): ChildProcess {
-  const child = spawn(process.execPath, [...nodeArgs, ...(options.args ?? [])], {
+/** Runs a binary (Prometheus, redis-server, ...) in its own process group. */
+export function spawnCommand(command: string, args: string[], options: Omit<NodeProcessOptions, 'args'> = {}): ChildProcess {
+  return spawnTracked(command, args, command, options);
+}
+
+function spawnTracked(command: string, args: string[], label: string, options: NodeProcessOptions): ChildProcess {
+  const child = spawn(command, [...args, ...(options.args ?? [])], {
     env: options.env ?? process.env,
     stdio: options.stdio ?? ['ignore', 'pipe', 'inherit'],
     detached: true,
   });
   const log = process.env[PROCESS_LOG_ENV];
-  if (log !== undefined && child.pid !== undefined) appendFileSync(log, `${child.pid} ${script}\n`);
+  if (log !== undefined && child.pid !== undefined) appendFileSync(log, `${child.pid} ${label}\n`);
   return child;
-}
-
-/** A TCP port free on 127.0.0.1 right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** Sends a signal to every process of the group led by `pid`; a group already gone is fine. */
@@ -68,9 +64,10 @@ export function isAlive(pid: number): boolean {
 }
 
 /**
- * Stops a process and everything it started: `signal` to the group, SIGKILL to the group after
- * `graceMs`, and SIGKILL again once the leader is gone for whatever it left behind. Resolves with
- * the leader's exit code (null when it died of a signal).
+ * Stops a process and everything it started: `signal` to the group (and SIGCONT, since a frozen
+ * process acts on it only once thawed), SIGKILL to the group after `graceMs`, and SIGKILL again
+ * once the leader is gone for whatever it left behind. Resolves with the leader's exit code (null
+ * when it died of a signal).
  */
 export async function stopProcessTree(
   child: ChildProcess,
@@ -78,13 +75,14 @@ export async function stopProcessTree(
 ): Promise<number | null> {
   const pid = child.pid;
   if (pid === undefined) return child.exitCode;
-  const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, 'exit');
+  const exited = exitOf(child);
   signalGroup(pid, options.signal ?? 'SIGTERM');
+  signalGroup(pid, 'SIGCONT');
   const hardStop = setTimeout(() => signalGroup(pid, 'SIGKILL'), options.graceMs ?? 5_000);
-  await exited;
+  const code = await exited;
   clearTimeout(hardStop);
   signalGroup(pid, 'SIGKILL');
-  return child.exitCode;
+  return code;
 }
 
 /** Resolves with the leader's exit code once it exits by itself. */
@@ -92,4 +90,55 @@ export async function exitOf(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
   const [code] = (await once(child, 'exit')) as [number | null];
   return code;
+}
+
+/** A spawned process with its output kept (the last 20 kB, stdout and stderr) for failure messages. */
+export interface ServiceProcess {
+  child: ChildProcess;
+  output: () => string;
+  /** Sends a signal to the whole process group (SIGSTOP/SIGCONT freeze and thaw it). */
+  signal: (signal: NodeJS.Signals) => void;
+  /** SIGTERM to the process group, SIGKILL after `graceMs`; resolves when it exited. */
+  stop: (graceMs?: number) => Promise<void>;
+}
+
+export function asService(child: ChildProcess): ServiceProcess {
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-20_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return {
+    child,
+    output: () => output,
+    signal: (signal) => child.pid !== undefined && signalGroup(child.pid, signal),
+    stop: async (graceMs = 5_000) => void (await stopProcessTree(child, { graceMs })),
+  };
+}
+
+/** One of the product's processes from its TypeScript entry point, output kept. */
+export function startService(file: string, env: Record<string, string>): ServiceProcess {
+  return asService(spawnNode(file, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+/** A binary, output kept. */
+export function startBinary(command: string, args: string[], env: Record<string, string> = {}): ServiceProcess {
+  return asService(spawnCommand(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+/** Fails with the way to install a missing binary instead of an ENOENT deep in a test. */
+export function requireBinary(name: string, install: string): void {
+  const found = spawnSync(name, ['--version'], { encoding: 'utf8' });
+  if (found.error !== undefined || found.status !== 0)
+    throw new Error(`\`${name}\` is not installed or does not run (${found.error?.message ?? found.stderr}). Install it: ${install}`);
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
