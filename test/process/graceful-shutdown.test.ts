@@ -19,6 +19,7 @@ describe('graceful shutdown of the gateway process', () => {
   let gateway: ChildProcess;
   let worker: Worker;
   let baseUrl: string;
+  let jobsTaken = 0;
   let exitCode: Promise<number | null>;
 
   beforeAll(async () => {
@@ -28,6 +29,7 @@ describe('graceful shutdown of the gateway process', () => {
     await new RedisKeyStore(redis, prefix).create('shutdown', key);
     redis.disconnect();
     const slowQr = registerHandler(QR_JOB, async (payload) => {
+      jobsTaken += 1;
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       return renderQr(payload);
     });
@@ -68,7 +70,8 @@ describe('graceful shutdown of the gateway process', () => {
         (error: unknown) => ({ status: 0, body: String(error) }),
       ),
     );
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Every request is accepted and its job running before the signal lands.
+    await waitUntil(() => jobsTaken === requests.length, 10_000, 'the worker to hold every job');
     gateway.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 100));
     // Draining: a new request on a new connection is not accepted (refused or 503).
