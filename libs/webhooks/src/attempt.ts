@@ -20,9 +20,7 @@ export interface AttemptContext {
 }
 
 export type AttemptResult =
-  | { outcome: 'delivered'; status: number }
-  | { outcome: 'retry'; delayMs: number; reason: string }
-  | { outcome: 'gave-up'; reason: string };
+  { outcome: 'delivered'; status: number } | { outcome: 'retry'; delayMs: number; reason: string } | { outcome: 'gave-up'; reason: string };
 
 const originOf = (url: string): string => (URL.canParse(url) ? new URL(url).origin : '(unparsable)');
 
@@ -43,7 +41,12 @@ async function send(event: CallbackEvent, context: AttemptContext): Promise<Deli
 }
 
 /** `attempt` counts from 1; `enqueuedAt` (epoch ms) starts the retry window. */
-export async function attemptDelivery(event: CallbackEvent, attempt: number, enqueuedAt: number, context: AttemptContext): Promise<AttemptResult> {
+export async function attemptDelivery(
+  event: CallbackEvent,
+  attempt: number,
+  enqueuedAt: number,
+  context: AttemptContext,
+): Promise<AttemptResult> {
   const log = context.logger.child({ eventId: event.id, event: event.type, keyId: event.keyId, callback: originOf(event.url), attempt });
   const outcome = await send(event, context);
   if (outcome.kind === 'delivered') {

@@ -142,7 +142,8 @@ export function startCallbackConsumer(options: CallbackConsumerOptions): Callbac
       maxStalledCount: MAX_STALLED_COUNT,
       settings: {
         // Anything but RetryLater is an error of ours, not of the receiver: retried on the schedule too.
-        backoffStrategy: (attemptsMade, _type, error) => (error instanceof RetryLater ? error.delayMs : retryDelayMs(schedule, attemptsMade)),
+        backoffStrategy: (attemptsMade, _type, error) =>
+          error instanceof RetryLater ? error.delayMs : retryDelayMs(schedule, attemptsMade),
       },
     },
   );
@@ -155,7 +156,7 @@ export function startCallbackConsumer(options: CallbackConsumerOptions): Callbac
       (closing ??= (async () => {
         // Waits for attempts in flight (each bounded by its deadline); their jobs stay in Redis.
         await worker.close().catch(() => undefined);
-        await Promise.allSettled([connection, secretsRedis].map((client) => client?.quit()));
+        await Promise.allSettled([connection.quit(), ...(secretsRedis === undefined ? [] : [secretsRedis.quit()])]);
         connection.disconnect();
         secretsRedis?.disconnect();
       })()),

@@ -14,7 +14,8 @@ export function checkCallbackUrl(url: string, allowPrivate: boolean): CallbackUr
   if (!URL.canParse(url)) return { ok: false, message: 'callbackUrl is not an absolute URL.' };
   const parsed = new URL(url);
   const schemes = allowPrivate ? ['https:', 'http:'] : ['https:'];
-  if (!schemes.includes(parsed.protocol)) return { ok: false, message: `callbackUrl must use ${allowPrivate ? 'https:// or http://' : 'https://'}.` };
+  if (!schemes.includes(parsed.protocol))
+    return { ok: false, message: `callbackUrl must use ${allowPrivate ? 'https:// or http://' : 'https://'}.` };
   if (parsed.username !== '' || parsed.password !== '') return { ok: false, message: 'callbackUrl must not carry credentials.' };
   if (allowPrivate) return { ok: true };
   const { host, literal } = hostOf(parsed);

@@ -8,7 +8,7 @@
  */
 import { lookup as systemLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { hostOf, isPublicAddress } from './address-guard.ts';
@@ -69,7 +69,14 @@ export async function deliver(request: DeliveryRequest, options: DeliveryOptions
   const vetted = options.allowPrivate ? addresses : addresses.filter(isPublicAddress);
   if (vetted.length === 0) return { kind: 'refused', reason: `${host} resolves to no public address` };
 
-  return post(url, host, vetted, request, { ...options, signal, maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES }, describe);
+  return post(
+    url,
+    host,
+    vetted,
+    request,
+    { ...options, signal, maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES },
+    describe,
+  );
 }
 
 /** A `lookup` for the socket that answers with the vetted addresses, whatever name it is asked. */
@@ -97,18 +104,7 @@ function post(
   const body = Buffer.from(request.body, 'utf8');
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
-    let status: number | undefined;
-    let settled = false;
-    let outgoing: ClientRequest | undefined;
-    const settle = (error?: unknown) => {
-      if (settled) return;
-      settled = true;
-      outgoing?.destroy();
-      if (status === undefined) resolve({ kind: 'failed', reason: describe(error) });
-      else if (status >= 200 && status < 300) resolve({ kind: 'delivered', status });
-      else resolve({ kind: 'failed', reason: `HTTP ${status}`, status });
-    };
-    outgoing = send({
+    const outgoing = send({
       protocol: url.protocol,
       hostname: host,
       port: url.port === '' ? undefined : Number(url.port),
@@ -126,6 +122,16 @@ function post(
       signal: options.signal,
       ...(options.ca === undefined ? {} : { ca: options.ca }),
     });
+    let status: number | undefined;
+    let settled = false;
+    const settle = (error?: unknown) => {
+      if (settled) return;
+      settled = true;
+      outgoing.destroy();
+      if (status === undefined) resolve({ kind: 'failed', reason: describe(error) });
+      else if (status >= 200 && status < 300) resolve({ kind: 'delivered', status });
+      else resolve({ kind: 'failed', reason: `HTTP ${status}`, status });
+    };
     outgoing.on('response', (response: IncomingMessage) => {
       status = response.statusCode ?? 0;
       // The status decides; the body is read only so that the receiver sees a clean close, and
@@ -145,8 +151,8 @@ function post(
 }
 
 function errorCode(error: unknown): string {
-  if (error instanceof Error) return (error as NodeJS.ErrnoException).code ?? error.message;
-  return String(error);
+  if (!(error instanceof Error)) return String(error);
+  return 'code' in error && typeof error.code === 'string' ? error.code : error.message;
 }
 
 async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -156,7 +162,7 @@ async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promis
     return await Promise.race([
       promise,
       new Promise<never>((_, reject) => {
-        onAbort = () => reject(signal.reason);
+        onAbort = () => reject(new Error('aborted', { cause: signal.reason }));
         signal.addEventListener('abort', onAbort, { once: true });
       }),
     ]);

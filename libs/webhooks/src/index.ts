@@ -3,7 +3,14 @@
  * `checkCallbackUrl` and a `CallbackDispatcher`; a worker process runs `startCallbackConsumer`.
  */
 export { LIST_EVENT_TYPES, MAX_BODY_BYTES, callbackEventSchema, type CallbackEvent, type ListEventType } from './events.ts';
-export { DEFAULT_TOLERANCE_S, EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader, verifySignature, type SignatureCheck } from './signature.ts';
+export {
+  DEFAULT_TOLERANCE_S,
+  EVENT_ID_HEADER,
+  SIGNATURE_HEADER,
+  signatureHeader,
+  verifySignature,
+  type SignatureCheck,
+} from './signature.ts';
 export { checkCallbackUrl, type CallbackUrlCheck } from './callback-url.ts';
 export { isPublicAddress } from './address-guard.ts';
 export {

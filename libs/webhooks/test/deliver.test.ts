@@ -11,7 +11,11 @@ import { deliver, resolveWithSystem, type DeliveryRequest, type ResolveHost } fr
 import { resolverFor, startReceiver, type Receiver } from './support/receiver.ts';
 
 const tlsFile = (name: string) => readFileSync(new URL(`./fixtures/tls/${name}`, import.meta.url), 'utf8');
-const request = (url: string): DeliveryRequest => ({ url, body: '{"id":"lst_1","event":"list.completed"}', headers: { 'x-event-id': 'evt_1' } });
+const request = (url: string): DeliveryRequest => ({
+  url,
+  body: '{"id":"lst_1","event":"list.completed"}',
+  headers: { 'x-event-id': 'evt_1' },
+});
 
 let dns: RigDnsServer;
 let resolveHost: ResolveHost;

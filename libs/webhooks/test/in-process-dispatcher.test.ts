@@ -26,7 +26,10 @@ async function setUp(script: Script, secrets: SecretSource, options: { allowPriv
     schedule: { ...FAST, giveUpAfterMs: options.giveUpAfterMs ?? 60_000 },
     delivery: { timeoutMs: 500 },
   });
-  cleanups.push(() => receiver.close(), () => dispatcher.close());
+  cleanups.push(
+    () => receiver.close(),
+    () => dispatcher.close(),
+  );
   return { receiver, logs, dispatcher };
 }
 
@@ -62,10 +65,13 @@ describe('InProcessCallbackDispatcher', () => {
   it('reads the secret at every attempt: a rotated secret signs the next one', async () => {
     const [before, after] = [generateWebhookSecret(), generateWebhookSecret()];
     let current = before;
-    const { receiver, dispatcher } = await setUp((_request, index) => {
-      current = after;
-      return { status: index === 0 ? 500 : 200 };
-    }, () => Promise.resolve(current));
+    const { receiver, dispatcher } = await setUp(
+      (_request, index) => {
+        current = after;
+        return { status: index === 0 ? 500 : 200 };
+      },
+      () => Promise.resolve(current),
+    );
     await dispatcher.enqueue(listCompleted(receiver.origin));
     await expect.poll(() => dispatcher.pending, { timeout: 10_000 }).toBe(0);
     const [first, second] = receiver.requests.map((request) => request.headers['x-signature'] as string);
@@ -75,18 +81,23 @@ describe('InProcessCallbackDispatcher', () => {
   });
 
   it('never sends unsigned: a key without a secret waits for one, on the schedule', async () => {
-    let secret: string | undefined;
-    const { receiver, logs, dispatcher } = await setUp(() => ({ status: 200 }), () => Promise.resolve(secret));
+    const key: { secret?: string } = {};
+    const { receiver, logs, dispatcher } = await setUp(
+      () => ({ status: 200 }),
+      () => Promise.resolve(key.secret),
+    );
     await dispatcher.enqueue(listCompleted(receiver.origin));
     await expect.poll(() => logs.lines.filter((line) => line.msg === 'callback attempt failed: will retry').length).toBeGreaterThan(0);
     expect(receiver.requests).toHaveLength(0);
-    secret = generateWebhookSecret();
+    key.secret = generateWebhookSecret();
     await expect.poll(() => receiver.requests.length, { timeout: 10_000 }).toBe(1);
-    expect(verifySignature(receiver.requests[0]!.headers['x-signature'] as string, receiver.requests[0]!.body, secret).ok).toBe(true);
+    expect(verifySignature(receiver.requests[0]!.headers['x-signature'] as string, receiver.requests[0]!.body, key.secret).ok).toBe(true);
   });
 
   it('by default refuses a loopback target without sending or retrying', async () => {
-    const { receiver, logs, dispatcher } = await setUp(() => ({ status: 200 }), sharedSecret(generateWebhookSecret()), { allowPrivate: false });
+    const { receiver, logs, dispatcher } = await setUp(() => ({ status: 200 }), sharedSecret(generateWebhookSecret()), {
+      allowPrivate: false,
+    });
     await dispatcher.enqueue(listCompleted(`https://127.0.0.1:${receiver.port}/`));
     await expect.poll(() => dispatcher.pending).toBe(0);
     expect(receiver.requests).toHaveLength(0);
@@ -94,7 +105,9 @@ describe('InProcessCallbackDispatcher', () => {
   });
 
   it('gives up, and says so, once the next attempt would fall outside the retry window', async () => {
-    const { receiver, logs, dispatcher } = await setUp(() => ({ status: 500 }), sharedSecret(generateWebhookSecret()), { giveUpAfterMs: 700 });
+    const { receiver, logs, dispatcher } = await setUp(() => ({ status: 500 }), sharedSecret(generateWebhookSecret()), {
+      giveUpAfterMs: 700,
+    });
     await dispatcher.enqueue(listCompleted(receiver.origin));
     await expect.poll(() => dispatcher.pending, { timeout: 10_000 }).toBe(0);
     const attempts = receiver.requests.length;

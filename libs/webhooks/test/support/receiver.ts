@@ -2,7 +2,13 @@
  * A callback receiver for tests: a real HTTP (or HTTPS) server on 127.0.0.1 whose answer to each
  * request is scripted (a status, a hang, an endless body), recording what it received.
  */
-import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Resolver } from 'node:dns/promises';
