@@ -8,7 +8,7 @@ import { createGatewayMetrics, createLogger, createRegistry } from '@svc/telemet
 import { MemoryKeyStore, MemoryMeter, buildGateway, generateApiKey, type GatewayApp } from '@svc/gateway';
 import { qrJobHandler } from '@svc/qr-worker';
 import { createVerifyHandler } from '@svc/verify-worker';
-import { generateWebhookSecret } from '@svc/webhooks';
+import { generateWebhookSecret } from '@svc/webhooks/secrets';
 import type { Registry } from 'prom-client';
 
 export interface Embedded {

@@ -9,7 +9,7 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { z } from 'zod';
 import { bullPrefix } from '@svc/jobs/bullmq';
-import { createRedis, type Redis } from '@svc/jobs/redis';
+import { createRedis, waitForRedis, type Redis } from '@svc/jobs/redis';
 import type { Logger } from '@svc/telemetry';
 import { attemptDelivery, type AttemptContext } from './attempt.ts';
 import type { DeliveryOptions } from './deliver.ts';
@@ -26,6 +26,8 @@ const ATTEMPTS_CEILING = 100_000;
 const REMOVE_ON_COMPLETE = { age: 24 * 3_600, count: 100_000 } as const;
 /** Events given up on stay a week for an operator to look at (`failedReason`). */
 const REMOVE_ON_FAIL = { age: 7 * 24 * 3_600, count: 100_000 } as const;
+/** How long an enqueue waits for a connection still being made (at start-up) before it fails. */
+const CONNECT_WAIT_MS = 2_000;
 /** A job whose consumer died this many times is failed by BullMQ: far above any real crash loop. */
 const MAX_STALLED_COUNT = 20;
 
@@ -49,6 +51,7 @@ export function createBullCallbackDispatcher(options: BullCallbackDispatcherOpti
   return {
     async enqueue(event: CallbackEvent): Promise<void> {
       const parsed = callbackEventSchema.parse(event);
+      await waitForRedis(connection, CONNECT_WAIT_MS);
       await queue.add(
         parsed.type,
         { event: parsed, enqueuedAt: Date.now() },

@@ -1,6 +1,7 @@
 /**
  * Signed, retried callbacks. Receivers need only `verifySignature`; the lists code needs
  * `checkCallbackUrl` and a `CallbackDispatcher`; a worker process runs `startCallbackConsumer`.
+ * The key tool imports `@svc/webhooks/secrets` alone, which loads neither BullMQ nor HTTP.
  */
 export { LIST_EVENT_TYPES, MAX_BODY_BYTES, callbackEventSchema, type CallbackEvent, type ListEventType } from './events.ts';
 export {

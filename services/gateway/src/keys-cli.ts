@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '@svc/config';
 import { OPERATION_IDS, type OperationId } from '@svc/contracts';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
-import { WebhookSecretStore } from '@svc/webhooks';
+import { WebhookSecretStore } from '@svc/webhooks/secrets';
 import { generateApiKey } from './auth/api-keys.ts';
 import { RedisKeyStore } from './stores/redis-key-store.ts';
 

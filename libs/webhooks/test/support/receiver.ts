@@ -25,7 +25,8 @@ export interface ReceivedRequest {
 
 /** A status (with an optional body and headers), no answer at all, or a 200 whose body never ends. */
 export type Reply = { status: number; body?: string; headers?: Record<string, string> } | 'hang' | 'endless-200';
-export type Script = (request: ReceivedRequest, index: number) => Reply;
+/** May be async: the answer then waits (a test can change the world between request and answer). */
+export type Script = (request: ReceivedRequest, index: number) => Reply | Promise<Reply>;
 
 export interface Receiver {
   /** `http(s)://127.0.0.1:<port>` */
@@ -52,22 +53,23 @@ export async function startReceiver(script: Script, options: { tls?: { key: stri
         at: Date.now(),
       };
       requests.push(received);
-      const reply = script(received, requests.length - 1);
-      if (reply === 'hang') return;
-      if (reply === 'endless-200') {
-        response.writeHead(200, { 'content-type': 'text/plain' });
-        const chunk = Buffer.alloc(16 * 1024, 'x');
-        const pump = () => {
-          if (response.destroyed) return;
-          response.write(chunk);
-          const timer = setTimeout(pump, 5);
-          timers.add(timer);
-        };
-        pump();
-        return;
-      }
-      response.writeHead(reply.status, reply.headers).end(reply.body ?? '');
+      void Promise.resolve(script(received, requests.length - 1)).then((reply) => answer(reply, response));
     });
+  };
+  const answer = (reply: Reply, response: ServerResponse) => {
+    if (reply === 'hang') return;
+    if (reply !== 'endless-200') {
+      response.writeHead(reply.status, reply.headers).end(reply.body ?? '');
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'text/plain' });
+    const chunk = Buffer.alloc(16 * 1024, 'x');
+    const pump = () => {
+      if (response.destroyed) return;
+      response.write(chunk);
+      timers.add(setTimeout(pump, 5));
+    };
+    pump();
   };
   const server: Server = options.tls === undefined ? createHttpServer(handle) : createHttpsServer(options.tls, handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
