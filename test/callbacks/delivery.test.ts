@@ -125,10 +125,17 @@ describe('a consumer process killed mid-attempt', () => {
     await dispatcher.enqueue(meanwhile);
     expect(await stateOf(meanwhile)).toBe('waiting');
 
-    started.push(await startConsumerProcess(prefix, TIMING));
+    const second = await startConsumerProcess(prefix, TIMING);
+    started.push(second);
     await expect.poll(() => stateOf(meanwhile), { timeout: 20_000 }).toBe('completed');
     await expect.poll(() => stateOf(interrupted), { timeout: 20_000 }).toBe('completed');
 
+    expect(
+      second
+        .logs()
+        .filter((line) => line.eventId === interrupted.id)
+        .map((line) => line.msg),
+    ).toEqual(['callback attempt interrupted (its consumer died): tried again', 'callback delivered']);
     expect(requestsFor(interrupted)).toHaveLength(2);
     expect(requestsFor(meanwhile)).toHaveLength(1);
     for (const request of [...requestsFor(interrupted), ...requestsFor(meanwhile)])

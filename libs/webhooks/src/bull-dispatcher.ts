@@ -151,6 +151,7 @@ export function startCallbackConsumer(options: CallbackConsumerOptions): Callbac
     },
   );
   worker.on('error', (error) => options.logger.warn({ err: error }, 'callback consumer: Redis error'));
+  worker.on('stalled', (jobId) => options.logger.warn({ eventId: jobId }, 'callback attempt interrupted (its consumer died): tried again'));
 
   let closing: Promise<void> | undefined;
   return {
