@@ -3,6 +3,9 @@
  * refuses before anything is sent, that the connection goes to the address that was checked
  * (a name only the rig's DNS knows, over TLS verified against that name), and the bounds: no
  * redirect followed, a deadline, a bounded read of the answer.
+ *
+ * fixtures/tls holds a throwaway test CA (its private key was discarded after signing) and a
+ * certificate for hooks.example.test valid until 2126, with its key: for these tests only.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
