@@ -8,6 +8,7 @@ import { createGatewayMetrics, createLogger, createRegistry } from '@svc/telemet
 import { MemoryKeyStore, MemoryMeter, buildGateway, generateApiKey, type GatewayApp } from '@svc/gateway';
 import { qrJobHandler } from '@svc/qr-worker';
 import { createVerifyHandler } from '@svc/verify-worker';
+import { generateWebhookSecret } from '@svc/webhooks/secrets';
 import type { Registry } from 'prom-client';
 
 export interface Embedded {
@@ -16,6 +17,10 @@ export interface Embedded {
   keys: MemoryKeyStore;
   /** The development key made at start-up when API_KEYS is empty, else undefined. */
   devKey: string | undefined;
+  /** Signs every key's list callbacks: LIST_WEBHOOK_SECRET, or one made at start-up. */
+  webhookSecret: string;
+  /** The secret made at start-up because LIST_WEBHOOK_SECRET is unset (printed once), else undefined. */
+  generatedWebhookSecret: string | undefined;
 }
 
 /** The workers of embedded mode; tests may replace them. */
@@ -36,6 +41,8 @@ export async function buildEmbedded(
   for (const [index, key] of configured.entries()) await keys.create(`API_KEYS[${index}]`, key);
   const devKey = configured.length === 0 ? generateApiKey() : undefined;
   if (devKey !== undefined) await keys.create('development', devKey);
+  const webhookSecret = config.LIST_WEBHOOK_SECRET ?? generateWebhookSecret();
+  const generatedWebhookSecret = config.LIST_WEBHOOK_SECRET === undefined ? webhookSecret : undefined;
   const gateway = await buildGateway({
     config,
     transport,
@@ -45,5 +52,5 @@ export async function buildEmbedded(
     renderMetrics: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
     logger,
   });
-  return { gateway, transport, keys, devKey };
+  return { gateway, transport, keys, devKey, webhookSecret, generatedWebhookSecret };
 }

@@ -13,11 +13,17 @@ if (config.mode === 'distributed') {
   await startDistributedGateway(config);
 } else {
   const logger = createLogger(config.LOG_LEVEL, 'embedded');
-  const { gateway, transport, devKey } = await buildEmbedded(config);
+  const { gateway, transport, devKey, generatedWebhookSecret } = await buildEmbedded(config);
   const address = await serve(gateway, { config, logger, closers: [() => transport.close()] });
   logger.info({ address, mode: 'embedded' }, 'listening');
   if (devKey !== undefined) {
     // Printed once, to the terminal only: it is not kept anywhere but this process's memory.
     process.stdout.write(`\nDevelopment API key (embedded mode, valid until this process stops):\n  ${devKey}\n\n`);
+  }
+  if (generatedWebhookSecret !== undefined) {
+    // Same rule as the key: shown once, kept only in memory. LIST_WEBHOOK_SECRET makes it last.
+    process.stdout.write(
+      `Webhook secret signing list callbacks (embedded mode, valid until this process stops; set LIST_WEBHOOK_SECRET to keep one):\n  ${generatedWebhookSecret}\n\n`,
+    );
   }
 }

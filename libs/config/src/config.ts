@@ -72,6 +72,14 @@ export const envSchema = z.object({
   /** Seconds to cache per-address outcomes and domain facts (MX answers also honour their DNS TTL). */
   VERIFY_RESULT_CACHE_TTL_S: int(0, 30 * 86_400).default(86_400),
   VERIFY_DOMAIN_CACHE_TTL_S: int(0, 30 * 86_400).default(3_600),
+
+  /** List callbacks may also use http:// and reach loopback/private addresses (test rigs, private networks). */
+  LIST_ALLOW_PRIVATE_CALLBACKS: bool.default(false),
+  /** Embedded mode: signs every key's list callbacks; generated and printed once at start-up when unset. */
+  LIST_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^\S{16,256}$/, 'expected 16 to 256 characters without spaces')
+    .optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;

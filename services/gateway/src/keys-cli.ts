@@ -1,19 +1,22 @@
 /**
  * Key administration against Redis (`npm run keys -- <command>`). A key is shown once, at
- * creation; only its SHA-256 digest is stored.
+ * creation; only its SHA-256 digest is stored. Each key also gets a webhook secret that signs its
+ * list callbacks, shown once at creation and again only as a new one when rotated.
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '@svc/config';
 import { OPERATION_IDS, type OperationId } from '@svc/contracts';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
+import { WebhookSecretStore } from '@svc/webhooks/secrets';
 import { generateApiKey } from './auth/api-keys.ts';
 import { RedisKeyStore } from './stores/redis-key-store.ts';
 
 const USAGE = `usage: npm run keys -- <command>
-  create --name NAME [--free OPERATION=CALLS ...]   issue a key (printed once)
+  create --name NAME [--free OPERATION=CALLS ...]   issue a key and its webhook secret (both printed once)
   list                                               list keys (id, name, created, revoked, allowances)
   revoke ID_OR_NAME                                  revoke a key
   allowance ID_OR_NAME OPERATION CALLS|default       set or clear a free-allowance override
+  webhook-secret ID_OR_NAME                          replace a key's webhook secret (the new one printed once)
 operations: ${OPERATION_IDS.join(', ')}
 needs REDIS_URL (and REDIS_PREFIX when the deployment sets one)`;
 
@@ -43,12 +46,18 @@ export async function runKeysCli(argv: string[], env: Record<string, string | un
   try {
     await waitForRedis(redis, 5_000);
     const store = new RedisKeyStore(redis, config.REDIS_PREFIX);
+    const secrets = new WebhookSecretStore(redis, config.REDIS_PREFIX);
     switch (command) {
       case 'create': {
         if (values.name === undefined || values.name === '') throw new Error('create needs --name');
         const key = generateApiKey();
         const record = await store.create(values.name, key, parseAllowances(values.free ?? []));
-        return `${key}\n(id ${record.id}, name ${record.name}; store this key now: it is not shown again)`;
+        const secret = await secrets.rotate(record.id);
+        return [
+          key,
+          `webhook secret: ${secret}`,
+          `(id ${record.id}, name ${record.name}; store the key and the webhook secret now: they are not shown again)`,
+        ].join('\n');
       }
       case 'list': {
         const keys = await store.list();
@@ -74,6 +83,18 @@ export async function runKeysCli(argv: string[], env: Record<string, string | un
         const count = await store.setAllowance(target, operation, calls === 'default' ? null : Number.parseInt(calls, 10));
         if (count === 0) throw new Error(`no key with id or name ${target}`);
         return `updated ${count} key(s)`;
+      }
+      case 'webhook-secret': {
+        const target = rest[0];
+        if (target === undefined) throw new Error('webhook-secret needs an id or a name');
+        const matches = (await store.list()).filter((key) => key.id === target || key.name === target);
+        if (matches.length === 0) throw new Error(`no key with id or name ${target}`);
+        // Names are not unique, and each key must get a secret of its own: ask which one.
+        if (matches.length > 1) throw new Error(`${matches.length} keys are named ${target}: give the id (npm run keys -- list)`);
+        const record = matches[0]!;
+        if (record.revoked) throw new Error(`key ${record.id} is revoked`);
+        const secret = await secrets.rotate(record.id);
+        return `${secret}\n(new webhook secret of key ${record.id}, name ${record.name}; it signs from the next callback attempt on and the previous one no longer does; store it now: it is not shown again)`;
       }
       default:
         throw new Error(USAGE);
