@@ -27,6 +27,7 @@ COPY libs/config/package.json libs/config/
 COPY libs/jobs/package.json libs/jobs/
 COPY libs/telemetry/package.json libs/telemetry/
 COPY libs/testkit/package.json libs/testkit/
+COPY libs/webhooks/package.json libs/webhooks/
 COPY services/gateway/package.json services/gateway/
 COPY services/qr-worker/package.json services/qr-worker/
 COPY services/verify-worker/package.json services/verify-worker/
@@ -36,6 +37,7 @@ COPY --from=build /app/libs/contracts/dist libs/contracts/dist
 COPY --from=build /app/libs/config/dist libs/config/dist
 COPY --from=build /app/libs/jobs/dist libs/jobs/dist
 COPY --from=build /app/libs/telemetry/dist libs/telemetry/dist
+COPY --from=build /app/libs/webhooks/dist libs/webhooks/dist
 COPY --from=build /app/services/gateway/dist services/gateway/dist
 COPY --from=build /app/services/qr-worker/dist services/qr-worker/dist
 COPY --from=build /app/services/verify-worker/dist services/verify-worker/dist
