@@ -1,5 +1,5 @@
 /**
- * The error model of decisions.md: every error body is `{ error, message, details? }`.
+ * The error model (docs/api.md, "Errors"): every error body is `{ error, message, details? }`.
  * Services throw ApiError; the gateway's error plugin turns it into the HTTP answer.
  */
 export const ERROR_STATUS = {

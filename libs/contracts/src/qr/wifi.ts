@@ -12,7 +12,7 @@ const HEX = /^[0-9a-fA-F]+$/;
 export const escapeWifi = (value: string): string => value.replace(/([\\;,:"])/g, '\\$1');
 
 export function buildWifiPayload(ssid: string, security: Security, password: string, hidden: boolean): string {
-  // With nopass the P field stays, empty: the shape decisions.md gives, and what phone readers accept.
+  // With nopass the P field stays, empty: the shape docs/api.md gives ("Wifi payload"), and what phone readers accept.
   return `WIFI:T:${security};S:${escapeWifi(ssid)};P:${escapeWifi(password)};H:${hidden};;`;
 }
 
