@@ -8,7 +8,7 @@
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance, FastifySchema } from 'fastify';
+import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
 import { NAMED_SCHEMAS, RESPONSE_HEADERS } from '../openapi-schemas.ts';
@@ -38,21 +38,31 @@ const INFO_DESCRIPTION = [
   'and `/api/mcp/qr`. The full reference, with prices, limits, verdict and QR rules, is `docs/api.md` in the repository.',
 ].join('\n');
 
-/** What the routes declare per status (built by openapi-schemas.ts), checked before it is written out. */
+/**
+ * What a route declares per status, checked before it is written out: a response built by
+ * openapi-schemas.ts, or a bare zod schema (a JSON body, documented without headers).
+ */
 const routeResponsesSchema = z.record(
   z.string(),
-  z.object({
-    description: z.string(),
-    headers: z.array(z.enum(Object.keys(RESPONSE_HEADERS))),
-    content: z.record(
-      z.string(),
-      z.object({
-        schema: z.instanceof(z.ZodType),
-        example: z.unknown().optional(),
-        examples: z.record(z.string(), z.object({ summary: z.string(), value: z.unknown() })).optional(),
-      }),
-    ),
-  }),
+  z.union([
+    z.instanceof(z.ZodType).transform((schema) => ({
+      description: schema.description ?? 'Success',
+      headers: [],
+      content: { 'application/json': { schema } },
+    })),
+    z.object({
+      description: z.string(),
+      headers: z.array(z.enum(Object.keys(RESPONSE_HEADERS))),
+      content: z.record(
+        z.string(),
+        z.object({
+          schema: z.instanceof(z.ZodType),
+          example: z.unknown().optional(),
+          examples: z.record(z.string(), z.object({ summary: z.string(), value: z.unknown() })).optional(),
+        }),
+      ),
+    }),
+  ]),
 );
 
 function withoutMeta(schema: JsonSchema): JsonSchema {
@@ -91,7 +101,8 @@ function componentSchemas(): Record<string, JsonSchema> {
 
 function openapiResponses(declared: unknown, route: string): Record<string, unknown> {
   const parsed = routeResponsesSchema.safeParse(declared);
-  if (!parsed.success) throw new Error(`${route}: schema.response must be built with openapi-schemas.ts (${parsed.error.message})`);
+  if (!parsed.success)
+    throw new Error(`${route}: schema.response must be zod schemas or built with openapi-schemas.ts (${parsed.error.message})`);
   return Object.fromEntries(
     Object.entries(parsed.data).map(([status, response]) => [
       status,
@@ -109,14 +120,19 @@ function openapiResponses(declared: unknown, route: string): Record<string, unkn
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const recordOf = (value: unknown): Record<string, unknown> => (isRecord(value) ? value : {});
 
-async function openapiPlugin(app: FastifyInstance, options: { version: string }): Promise<void> {
-  const responsesByOperation = new Map<string, Record<string, unknown>>();
+/** Where @fastify/swagger puts a route: its method in lower case and its path with `{param}`. */
+const operationKey = (method: string, url: string): string => `${method.toLowerCase()} ${url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
 
-  function documentRoute(schema: FastifySchema | undefined, url: string): { schema: FastifySchema; url: string } {
+async function openapiPlugin(app: FastifyInstance, options: { version: string }): Promise<void> {
+  const documentedResponses = new Map<string, Record<string, unknown>>();
+
+  function documentRoute(route: RouteOptions, url: string): { schema: FastifySchema; url: string } {
+    const { schema } = route;
     if (schema === undefined || schema.hide === true) return { schema: schema ?? {}, url };
-    const { operationId } = schema;
-    if (operationId === undefined) throw new Error(`${url}: a documented route needs an operationId`);
-    responsesByOperation.set(operationId, openapiResponses(schema.response, url));
+    if (schema.response !== undefined) {
+      const responses = openapiResponses(schema.response, url);
+      for (const method of [route.method].flat()) documentedResponses.set(operationKey(method, url), responses);
+    }
     const out: FastifySchema = { ...schema, response: undefined };
     for (const part of REQUEST_PARTS) if (schema[part] !== undefined) out[part] = requestJsonSchema(schema[part]);
     return { schema: out, url };
@@ -125,9 +141,9 @@ async function openapiPlugin(app: FastifyInstance, options: { version: string })
   /** The plugin's document with each operation's responses and the shared components put in. */
   function finishDocument(generated: object): Record<string, unknown> {
     const document = recordOf(structuredClone(generated));
-    for (const item of Object.values(recordOf(document.paths))) {
-      for (const operation of Object.values(recordOf(item))) {
-        const responses = isRecord(operation) ? responsesByOperation.get(String(operation.operationId)) : undefined;
+    for (const [path, item] of Object.entries(recordOf(document.paths))) {
+      for (const [method, operation] of Object.entries(recordOf(item))) {
+        const responses = documentedResponses.get(operationKey(method, path));
         if (isRecord(operation) && responses !== undefined) operation.responses = responses;
       }
     }
@@ -155,7 +171,7 @@ async function openapiPlugin(app: FastifyInstance, options: { version: string })
         },
       },
     },
-    transform: ({ schema, url }) => documentRoute(schema, url),
+    transform: ({ route, url }) => documentRoute(route, url),
   });
   // The docs UI shows the same finished document.
   await app.register(swaggerUi, { routePrefix: '/docs', transformSpecification: openapiDocument, transformSpecificationClone: false });
