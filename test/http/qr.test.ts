@@ -1,6 +1,6 @@
 /**
  * The QR routes' HTTP contract in both modes: content types, SVG size, the JSON matrix, the
- * parameter errors decisions.md names, and that what comes over HTTP scans (decoded with jsqr).
+ * parameter errors docs/api.md names, and that what comes over HTTP scans (decoded with jsqr).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scanSvg } from '@svc/testkit';

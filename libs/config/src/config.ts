@@ -1,5 +1,5 @@
 /**
- * The one configuration schema of every process (decisions.md, "Configuration"). The environment
+ * The one configuration schema of every process (README.md, "Configuration"). The environment
  * names are a contract: deployments, compose files and test rigs set them, and a test checks that
  * every name they use exists here.
  */
@@ -41,7 +41,7 @@ export const envSchema = z.object({
   FREE_ALLOWANCE_QR_GENERATE: int(0, 1_000_000_000).default(OPERATIONS['qr.generate'].defaultFreeAllowance),
   FREE_ALLOWANCE_QR_WIFI: int(0, 1_000_000_000).default(OPERATIONS['qr.wifi'].defaultFreeAllowance),
   REQUEST_DEADLINE_MS: int(100, 600_000).optional(),
-  /** Seconds the gateway keeps answering in-flight requests after SIGTERM before it exits. */
+  /** Milliseconds the gateway keeps answering in-flight requests after SIGTERM before it exits. */
   SHUTDOWN_GRACE_MS: int(0, 600_000).default(25_000),
 
   /** Workers: how many jobs one process runs at once, and where its /metrics and /healthz listen. */

@@ -1,5 +1,5 @@
 /**
- * The error model of decisions.md: every error body is `{ error, message, details? }`.
+ * The error model (docs/api.md, "Errors"): every error body is `{ error, message, details? }`.
  * Services throw ApiError; the gateway's error plugin turns it into the HTTP answer.
  */
 export const ERROR_STATUS = {
@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  headers_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,
   timeout: 504,

@@ -1,5 +1,5 @@
 /**
- * The four billable operations and their prices, limits and allowances (decisions.md).
+ * The four billable operations and their prices, limits and allowances (docs/api.md, "Operations").
  * Money is held in micro-dollars (integers) so that sums never drift; it is formatted as a plain
  * decimal only at the edge.
  */

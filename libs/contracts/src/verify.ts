@@ -1,5 +1,5 @@
 /**
- * Email verification's contract (decisions.md "Batch verify"): the request shapes the gateway
+ * Email verification's contract (docs/api.md, "Verification results"): the request shapes the gateway
  * validates, the job that crosses to the verify-worker, and the result model.
  */
 import { z } from 'zod';
@@ -46,18 +46,33 @@ export const verifyResultSchema = z
   .object({
     email: z.string().describe('The address exactly as submitted.'),
     score: z.number().int().min(0).max(100).describe('0..100; higher is more deliverable.'),
-    verdict: z.enum(VERDICTS),
-    reason: z.enum(REASONS),
+    verdict: z
+      .enum(VERDICTS)
+      .describe('`undeliverable` only on proof, `deliverable` only on an accepted mailbox, anything uncertain `risky`.'),
+    reason: z.enum(REASONS).describe('The one reason that decided the verdict.'),
     checks: checksSchema,
     didYouMean: z.string().optional().describe('Likely intended address when a typo is detected.'),
   })
   .strict();
 export type VerifyResult = z.infer<typeof verifyResultSchema>;
 
-export const summarySchema = z.object({ deliverable: z.number().int(), risky: z.number().int(), undeliverable: z.number().int() }).strict();
+const tally = (what: string) => z.number().int().min(0).describe(what);
+
+export const summarySchema = z
+  .object({
+    deliverable: tally('Results with verdict `deliverable`.'),
+    risky: tally('Results with verdict `risky`.'),
+    undeliverable: tally('Results with verdict `undeliverable`.'),
+  })
+  .strict()
+  .describe('Results per verdict; the three add up to `count`.');
 
 export const batchResponseSchema = z
-  .object({ count: z.number().int(), results: z.array(verifyResultSchema), summary: summarySchema })
+  .object({
+    count: tally('Entries submitted, and results returned.'),
+    results: z.array(verifyResultSchema).describe('One result per submitted entry, in input order.'),
+    summary: summarySchema,
+  })
   .strict();
 export type BatchResponse = z.infer<typeof batchResponseSchema>;
 

@@ -1,13 +1,228 @@
-import { ERROR_STATUS } from '@svc/contracts';
+/**
+ * What the OpenAPI document says beyond the request schemas: the response bodies that exist only
+ * at the HTTP edge (error, QR matrix, usage), the response headers, and the responses each kind of
+ * route answers. Route `schema.response` blocks are built here, so every operation documents the
+ * errors and headers the plugins really send (docs/api.md, "Errors" and "Headers"); the same
+ * blocks type the route handlers' replies through the zod type provider.
+ */
+import { ERROR_STATUS, OPERATION_IDS, batchResponseSchema, checksSchema, summarySchema, verifyResultSchema } from '@svc/contracts';
 import { z } from 'zod';
+import { ERROR_EXAMPLES, type ErrorExamples } from './openapi-examples.ts';
 
 export const errorBodySchema = z
   .object({
-    error: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS, ...Array<keyof typeof ERROR_STATUS>]),
-    message: z.string(),
-    details: z.record(z.string(), z.unknown()).optional(),
+    error: z.enum(Object.keys(ERROR_STATUS)).describe('Machine-readable code; each code has one HTTP status (docs/api.md, "Errors").'),
+    message: z.string().describe('One sentence for people: which parameter, and what is allowed.'),
+    details: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('Where the problem is: `param` (query parameter), `path` (JSON path in the body), `limit`/`max`, `requestId`.'),
   })
   .describe('Every error: a machine-readable code and a human-readable message.');
 
-/** Error statuses every metered route may answer, for the documentation. */
-export const errorResponses = Object.fromEntries([400, 401, 429, 500, 503, 504].map((status) => [status, errorBodySchema]));
+export const qrMatrixSchema = z
+  .object({
+    version: z.number().int().min(1).max(10).describe('QR version, 1 to 10.'),
+    ecc: z.literal('M').describe('Error-correction level, always M.'),
+    size: z.number().int().min(21).max(57).describe('Modules per side (17 + 4 × version), quiet zone excluded.'),
+    margin: z.number().int().min(0).max(20).describe('The quiet zone asked for, in modules (not included in `modules`).'),
+    modules: z
+      .array(z.array(z.union([z.literal(0), z.literal(1)])))
+      .describe('`size` rows of `size` modules, top to bottom and left to right; 1 = dark.'),
+  })
+  .describe('The QR code as its module matrix (`format=json`).');
+
+export const svgSchema = z
+  .string()
+  .describe('The QR code as an SVG image: width and height `(size + 2 × margin) × scale` pixels, a viewBox in modules.');
+
+const money = z
+  .string()
+  .regex(/^(0|[1-9][0-9]*)(\.[0-9]*[1-9])?$/)
+  .describe('US dollars as a plain decimal, like `X-Service-Cost`.');
+
+export const operationUsageSchema = z
+  .object({
+    calls: z.number().int().min(0).describe('Successful calls this month, free ones included.'),
+    billableCalls: z.number().int().min(0).describe('Calls beyond the free allowance.'),
+    freeRemaining: z.number().int().min(0).describe('Calls left in the free allowance this month.'),
+    costUsd: money,
+  })
+  .describe("One operation's usage this month.");
+
+const operationsShape: Record<string, typeof operationUsageSchema> = Object.fromEntries(
+  OPERATION_IDS.map((operation) => [operation, operationUsageSchema]),
+);
+
+export const usageResponseSchema = z
+  .object({
+    period: z
+      .string()
+      .regex(/^\d{4}-\d{2}$/)
+      .describe('The UTC calendar month, YYYY-MM.'),
+    operations: z.object(operationsShape).describe('Every operation, by operation id.'),
+    totalCostUsd: money,
+  })
+  .describe("The caller's usage and cost this month.");
+
+/** Response schemas shown once under `components.schemas` and referenced by name. */
+export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
+  Error: errorBodySchema,
+  BatchResponse: batchResponseSchema,
+  VerifyResult: verifyResultSchema,
+  VerificationChecks: checksSchema,
+  VerdictSummary: summarySchema,
+  QrMatrix: qrMatrixSchema,
+  Usage: usageResponseSchema,
+  OperationUsage: operationUsageSchema,
+};
+
+const integer = (minimum: number) => ({ type: 'integer', minimum });
+
+/** The response headers, as OpenAPI header objects (`components.headers`). */
+export const RESPONSE_HEADERS = {
+  'X-Request-Id': {
+    description:
+      'Identifies the request in our logs: the `X-Request-Id` you sent when it is 1 to 128 characters of `A-Z a-z 0-9 . _ : -`, else a generated UUID. On every response.',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+    example: '7d0b6c1e-4c1f-4d2a-9f0e-2b1f0c9a7e55',
+  },
+  'X-Service-Cost': {
+    description:
+      'What this call cost in US dollars, as a plain decimal without unit, exponent or trailing zeros. On every response of a metered route; `0` on errors and inside the free allowance.',
+    schema: { type: 'string', pattern: '^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$' },
+    example: '0.0005',
+  },
+  'X-Service-Free-Remaining': {
+    description: "Calls of this operation left in the key's free allowance this month (UTC). On successful responses of a metered route.",
+    schema: integer(0),
+    example: 999,
+  },
+  'RateLimit-Limit': {
+    description: 'Calls per window (60 s) this key may make of this operation. On every response of a metered route while its limit is on.',
+    schema: integer(1),
+    example: 300,
+  },
+  'RateLimit-Remaining': {
+    description: 'Calls left in the current window.',
+    schema: integer(0),
+    example: 299,
+  },
+  'RateLimit-Reset': {
+    description: 'Seconds until the current window ends.',
+    schema: integer(0),
+    example: 60,
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before trying again. On 429 and 503.',
+    schema: integer(0),
+    example: 5,
+  },
+  'WWW-Authenticate': {
+    description:
+      'The bearer challenge (RFC 6750): `Bearer realm="api"`, with `error="invalid_token"` when a key was sent but is unknown or revoked. On 401.',
+    schema: { type: 'string' },
+    example: 'Bearer realm="api", error="invalid_token"',
+  },
+  Allow: {
+    description: 'The methods this path takes. On 405.',
+    schema: { type: 'string' },
+    example: 'GET',
+  },
+} as const;
+
+export type HeaderName = keyof typeof RESPONSE_HEADERS;
+
+export interface MediaDoc<S extends z.ZodType = z.ZodType> {
+  schema: S;
+  example?: unknown;
+  examples?: Record<string, { summary: string; value: unknown }>;
+}
+
+/** One response of a route: fastify reads `content[type].schema`; the OpenAPI plugin reads all of it. */
+export interface ResponseDoc<C extends Record<string, MediaDoc> = Record<string, MediaDoc>> {
+  description: string;
+  headers: readonly HeaderName[];
+  content: C;
+}
+
+export const json = <S extends z.ZodType>(schema: S, example: unknown) => ({ 'application/json': { schema, example } });
+
+function errorResponse(
+  description: string,
+  headers: readonly HeaderName[],
+  examples: ErrorExamples,
+): ResponseDoc<{ 'application/json': MediaDoc<typeof errorBodySchema> }> {
+  const named = Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { summary: value.message, value }]));
+  return { description, headers, content: { 'application/json': { schema: errorBodySchema, examples: named } } };
+}
+
+const RATE_LIMIT: readonly HeaderName[] = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+const METERED: readonly HeaderName[] = ['X-Request-Id', 'X-Service-Cost', ...RATE_LIMIT];
+const PLAIN: readonly HeaderName[] = ['X-Request-Id'];
+
+/** The errors every route can answer whatever it does, with the headers of its kind. */
+function commonErrors(headers: readonly HeaderName[]) {
+  return {
+    401: errorResponse('No valid API key: missing, malformed, unknown or revoked. Costs nothing.', [...headers, 'WWW-Authenticate'], {
+      unauthorized: ERROR_EXAMPLES.unauthorized,
+    }),
+    405: errorResponse(
+      'The path does not take this method (HEAD included on metered routes, so that no job runs for nothing); `Allow` lists those it takes.',
+      [...headers, 'Allow'],
+      { method_not_allowed: ERROR_EXAMPLES.method_not_allowed },
+    ),
+    431: errorResponse('The request line and headers exceed 16 KiB, for example a very long query string.', headers, {
+      headers_too_large: ERROR_EXAMPLES.headers_too_large,
+    }),
+    500: errorResponse('A fault on our side, logged under the request id that the message and `details.requestId` quote.', headers, {
+      internal_error: ERROR_EXAMPLES.internal_error,
+    }),
+    503: errorResponse(
+      'The service cannot take the call now (job backend or key store unreachable, or shutting down); try again after `Retry-After` seconds.',
+      [...headers, 'Retry-After'],
+      { service_unavailable: ERROR_EXAMPLES.service_unavailable },
+    ),
+  };
+}
+
+/**
+ * The responses of a metered route (a billable operation): its success, its own 400s, and every
+ * error the plugins answer before or after it, each with the cost and rate-limit headers.
+ */
+export function meteredResponses<C extends Record<string, MediaDoc>>(
+  success: { description: string; content: C },
+  badRequest: { description: string; examples: ErrorExamples },
+) {
+  return {
+    200: { description: success.description, headers: [...METERED, 'X-Service-Free-Remaining'], content: success.content },
+    400: errorResponse(`${badRequest.description} Costs nothing.`, METERED, badRequest.examples),
+    ...commonErrors(METERED),
+    429: errorResponse(
+      "Over this operation's rate limit for the key; try again after `Retry-After` seconds. Costs nothing.",
+      [...METERED, 'Retry-After'],
+      {
+        rate_limited: ERROR_EXAMPLES.rate_limited,
+      },
+    ),
+    504: errorResponse('The job did not finish within the request deadline. Costs nothing.', METERED, { timeout: ERROR_EXAMPLES.timeout }),
+  } satisfies Record<number, ResponseDoc>;
+}
+
+/** A metered route that takes a JSON body adds its body errors. */
+export function bodyErrors() {
+  return {
+    413: errorResponse('The request body is larger than 64 KiB.', METERED, { payload_too_large: ERROR_EXAMPLES.payload_too_large }),
+    415: errorResponse('A body was sent with a content type other than `application/json`.', METERED, {
+      unsupported_media_type: ERROR_EXAMPLES.unsupported_media_type,
+    }),
+  } satisfies Record<number, ResponseDoc>;
+}
+
+/** The responses of an authenticated route that is not metered (`/v1/usage`). */
+export function accountResponses<C extends Record<string, MediaDoc>>(success: { description: string; content: C }) {
+  return {
+    200: { description: success.description, headers: PLAIN, content: success.content },
+    ...commonErrors(PLAIN),
+  } satisfies Record<number, ResponseDoc>;
+}

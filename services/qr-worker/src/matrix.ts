@@ -1,4 +1,4 @@
-/** The JSON form: `size` rows of `size` numbers, 1 = dark, quiet zone excluded (decisions.md). */
+/** The JSON form: `size` rows of `size` numbers, 1 = dark, quiet zone excluded (docs/api.md, "SVG and JSON"). */
 import type { ModuleMatrix } from './encode.ts';
 
 export interface MatrixBody {

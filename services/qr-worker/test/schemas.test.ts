@@ -1,4 +1,4 @@
-/** The QR query rules of decisions.md, and their errors, at the schema level. */
+/** The QR query rules of docs/api.md ("QR codes"), and their errors, at the schema level. */
 import { describe, expect, it } from 'vitest';
 import type { ApiError } from '@svc/contracts';
 import { normaliseColour, qrQuerySchema, qrToolInputSchema, qrValidationError, wifiQuerySchema, wifiToolInputSchema } from '@svc/contracts';

@@ -14,19 +14,17 @@ export function normaliseColour(value: string): string | undefined {
   return `#${long.length === 6 ? `${long}ff` : long}`;
 }
 
+/**
+ * A colour parameter: the pattern and the default are part of its JSON Schema (what OpenAPI and
+ * the tool servers show); the value is then normalised to `#rrggbbaa`.
+ */
 export const colour = (fallback: string, what: string) =>
   z
     .string()
-    .describe(`${what}: hex colour RGB, RGBA, RRGGBB or RRGGBBAA, with or without a leading # (send # as %23). Default ${fallback}.`)
-    .transform((value, context) => {
-      const normalised = normaliseColour(value);
-      if (normalised === undefined) {
-        context.addIssue({ code: 'custom', message: `must be a hex colour like #1a2b3c or #1a2b3c80` });
-        return z.NEVER;
-      }
-      return normalised;
-    })
-    .default(normaliseColour(fallback)!);
+    .regex(HEX_COLOUR, 'must be a hex colour like #1a2b3c or #1a2b3c80')
+    .transform((value) => normaliseColour(value) ?? value)
+    .prefault(fallback)
+    .describe(`${what}: hex colour RGB, RGBA, RRGGBB or RRGGBBAA, with or without a leading # (send # as %23). Default ${fallback}.`);
 
 export function distinctColours(value: { dark: string; light: string }, context: z.RefinementCtx): void {
   if (value.dark === value.light) {

@@ -16,19 +16,30 @@ export const data = z
   })
   .describe(
     'Content to encode (text or URL), 1 to 800 characters; the encoded form must fit version 10 at level M (213 bytes in byte mode).',
-  );
+  )
+  // JSON Schema counts characters as code points, as the rule above does.
+  .meta({ maxLength: MAX_DATA_CODE_POINTS, examples: ['https://example.com'] });
 
 const range = (min: number, max: number) => `must be from ${min} to ${max}`;
 
-/** Query values arrive as text: integers are digits only, then range-checked. */
+/** Query values arrive as text: digits only become a number, anything else stays text and fails as "not a whole number". */
+const wholeNumber = (value: unknown): unknown => (typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value);
+
+/**
+ * An integer query parameter. Its JSON Schema (input side) is the integer it stands for, with its
+ * range and default, which is what OpenAPI says of a query value; the text is read by `wholeNumber`.
+ */
 export const queryInt = (min: number, max: number, fallback: number, what: string) =>
   z
-    .string()
-    .regex(/^\d{1,6}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min, range(min, max)).max(max, range(min, max)))
-    .default(fallback)
+    .preprocess(
+      wholeNumber,
+      z.number({ error: 'must be a whole number' }).int('must be a whole number').min(min, range(min, max)).max(max, range(min, max)),
+    )
+    .prefault(fallback)
     .describe(`${what}, ${min} to ${max} (default ${fallback}).`);
+
+/** `true` and `false` as query text are the booleans; anything else stays text and fails. */
+export const queryBoolean = (value: unknown): unknown => (value === 'true' ? true : value === 'false' ? false : value);
 
 export const jsonInt = (min: number, max: number, fallback: number, what: string) =>
   z

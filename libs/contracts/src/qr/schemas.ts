@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { distinctColours } from './colour.ts';
 import type { QrJobPayload } from './job.ts';
-import { MARGIN, SCALE, data, format, jsonInt, queryInt, renderFields } from './params.ts';
+import { MARGIN, SCALE, data, format, jsonInt, queryBoolean, queryInt, renderFields } from './params.ts';
 import { password, security, ssid, wifiData, wifiRules } from './wifi.ts';
 
 export const qrQuerySchema = z
@@ -21,9 +21,8 @@ export const wifiQuerySchema = z
     password,
     security,
     hidden: z
-      .enum(['true', 'false'])
-      .default('false')
-      .transform((value) => value === 'true')
+      .preprocess(queryBoolean, z.boolean({ error: 'must be true or false' }))
+      .prefault(false)
       .describe('The network hides its name (default false).'),
     format,
     scale: queryInt(...SCALE),

@@ -12,7 +12,7 @@ const HEX = /^[0-9a-fA-F]+$/;
 export const escapeWifi = (value: string): string => value.replace(/([\\;,:"])/g, '\\$1');
 
 export function buildWifiPayload(ssid: string, security: Security, password: string, hidden: boolean): string {
-  // With nopass the P field stays, empty: the shape decisions.md gives, and what phone readers accept.
+  // With nopass the P field stays, empty: the shape docs/api.md gives ("Wifi payload"), and what phone readers accept.
   return `WIFI:T:${security};S:${escapeWifi(ssid)};P:${escapeWifi(password)};H:${hidden};;`;
 }
 
@@ -36,24 +36,25 @@ export const ssid = z
     const bytes = Buffer.byteLength(value, 'utf8');
     return bytes >= 1 && bytes <= 32;
   }, 'the network name has 1 to 32 bytes of UTF-8')
-  .describe('Network name (SSID), 1 to 32 bytes of UTF-8.');
+  .describe('Network name (SSID), 1 to 32 bytes of UTF-8.')
+  // The byte rule cannot be said in JSON Schema; 32 characters is the bound it implies.
+  .meta({ minLength: 1, maxLength: 32, examples: ['Home'] });
 export const password = z
   .string()
   .optional()
   .describe(
     'Network password; required unless security=nopass (WPA: 8-63 characters or 64 hex digits; WEP: 5 or 13 characters or 10 or 26 hex digits).',
-  );
+  )
+  .meta({ maxLength: 64, examples: ['correct-horse'] });
+
+/** Any case is accepted and written in the canonical spelling, so JSON Schema shows the canonical values. */
+const SECURITY_BY_LOWER_CASE = new Map(Object.values(SECURITY).map((name) => [name.toLowerCase(), name]));
+const canonicalSecurity = (value: unknown): unknown =>
+  typeof value === 'string' ? (SECURITY_BY_LOWER_CASE.get(value.toLowerCase()) ?? value) : value;
+
 export const security = z
-  .string()
-  .transform((value, context) => {
-    const found = SECURITY[value.toLowerCase() as keyof typeof SECURITY];
-    if (found === undefined) {
-      context.addIssue({ code: 'custom', message: 'must be WPA, WEP or nopass' });
-      return z.NEVER;
-    }
-    return found;
-  })
-  .default('WPA')
+  .preprocess(canonicalSecurity, z.enum(Object.values(SECURITY), { error: 'must be WPA, WEP or nopass' }))
+  .prefault('WPA')
   .describe('WPA (default), WEP or nopass; case-insensitive.');
 
 export interface WifiFields {

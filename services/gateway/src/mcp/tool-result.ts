@@ -1,5 +1,5 @@
 /**
- * The shape of every tool answer (decisions.md "Tool servers"): a success carries the declared
+ * The shape of every tool answer (docs/api.md, "Tool servers (MCP)"): a success carries the declared
  * `structuredContent`, a text rendering of it and the call's cost in `_meta`; any failure, bad
  * input or a failed job alike, is a tool result with `isError: true` whose text is the
  * contract's error object, never a protocol error and never a stack trace.

@@ -46,7 +46,7 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
 
 function errorsPlugin(app: FastifyInstance, _options: unknown, done: (error?: Error) => void): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    // decisions.md: a missing body is invalid_request whatever its content type says.
+    // docs/api.md, "Errors": a missing body is invalid_request whatever its content type says.
     const apiError =
       error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' && hasNoBody(request)
         ? FASTIFY_CODES.FST_ERR_CTP_EMPTY_JSON_BODY!()

@@ -1,48 +1,181 @@
 /**
- * OpenAPI 3.1 at /openapi.json and the docs UI at /docs, generated from the same zod schemas
- * that validate the requests (zod 4's own JSON Schema output; input side for query strings,
- * since they are coerced from text).
+ * OpenAPI 3.1 at /openapi.json and the docs UI at /docs, generated from the same zod schemas that
+ * validate the requests (zod 4's own JSON Schema output: the input side for query strings and
+ * bodies, the output side for responses). @fastify/swagger lays out the paths and parameters; the
+ * responses and the shared components are put in here, from each route's `schema.response` (see
+ * openapi-schemas.ts), because the plugin's own conversion cannot reference shared headers or
+ * named schemas.
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
+import { NAMED_SCHEMAS, RESPONSE_HEADERS } from '../openapi-schemas.ts';
 
-const SCHEMA_PARTS = ['body', 'querystring', 'params', 'headers'] as const;
+type JsonSchema = z.core.JSONSchema.BaseSchema;
 
-function toJsonSchema(schema: unknown, io: 'input' | 'output'): unknown {
-  if (!(schema instanceof z.ZodType)) return schema;
-  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
-  return json;
+const REQUEST_PARTS = ['body', 'querystring', 'params', 'headers'] as const;
+const componentRef = (name: string): string => `#/components/schemas/${name}`;
+
+const TAGS = [
+  {
+    name: 'email-verify',
+    description:
+      'Email-address verification: syntax, typos, disposable and free providers, role accounts, DNS and an SMTP conversation with ' +
+      'the mail server, nothing sent. `undeliverable` only on proof; anything uncertain is `risky`.',
+  },
+  { name: 'qr', description: 'QR codes for text, URLs and wifi network-join codes, as an SVG image or as the module matrix.' },
+  { name: 'account', description: "The caller's usage and cost this month; not metered." },
+];
+
+const INFO_DESCRIPTION = [
+  'Batch email-address verification and QR code generation, metered per call.',
+  '',
+  'Send `Authorization: Bearer <API_KEY>` on every call. Every error is `{ "error": code, "message": text, "details"?: {...} }`.',
+  'Every response of a metered route carries `X-Service-Cost` (US dollars); only successful calls cost anything, and each key has',
+  'a free allowance per operation and month. The same operations are Model Context Protocol tools at `/api/mcp/email-verify`',
+  'and `/api/mcp/qr`. The full reference, with prices, limits, verdict and QR rules, is `docs/api.md` in the repository.',
+].join('\n');
+
+/**
+ * What a route declares per status, checked before it is written out: a response built by
+ * openapi-schemas.ts, or a bare zod schema (a JSON body, documented without headers).
+ */
+const routeResponsesSchema = z.record(
+  z.string(),
+  z.union([
+    z.instanceof(z.ZodType).transform((schema) => ({
+      description: schema.description ?? 'Success',
+      headers: [],
+      content: { 'application/json': { schema } },
+    })),
+    z.object({
+      description: z.string(),
+      headers: z.array(z.enum(Object.keys(RESPONSE_HEADERS))),
+      content: z.record(
+        z.string(),
+        z.object({
+          schema: z.instanceof(z.ZodType),
+          example: z.unknown().optional(),
+          examples: z.record(z.string(), z.object({ summary: z.string(), value: z.unknown() })).optional(),
+        }),
+      ),
+    }),
+  ]),
+);
+
+function withoutMeta(schema: JsonSchema): JsonSchema {
+  const { $schema: _schema, $id: _id, ...rest } = schema;
+  return rest;
 }
 
+function requestJsonSchema(schema: unknown): unknown {
+  if (!(schema instanceof z.ZodType)) return schema;
+  return withoutMeta(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }));
+}
+
+function namedRegistry() {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(NAMED_SCHEMAS)) registry.add(schema, { id });
+  return registry;
+}
+
+/** A response body's JSON Schema, with the named schemas it contains referenced from `components`. */
+function responseJsonSchema(schema: z.ZodType): JsonSchema {
+  const registry = namedRegistry();
+  const name = registry.get(schema)?.id;
+  if (name !== undefined) return { $ref: componentRef(name) };
+  const root = '__response';
+  registry.add(schema, { id: root });
+  const { schemas } = z.toJSONSchema(registry, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12', uri: componentRef });
+  const json = schemas[root];
+  if (json === undefined) throw new Error('zod produced no JSON Schema for a response');
+  return withoutMeta(json);
+}
+
+function componentSchemas(): Record<string, JsonSchema> {
+  const { schemas } = z.toJSONSchema(namedRegistry(), { io: 'output', unrepresentable: 'any', target: 'draft-2020-12', uri: componentRef });
+  return Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, withoutMeta(schema)]));
+}
+
+function openapiResponses(declared: unknown, route: string): Record<string, unknown> {
+  const parsed = routeResponsesSchema.safeParse(declared);
+  if (!parsed.success)
+    throw new Error(`${route}: schema.response must be zod schemas or built with openapi-schemas.ts (${parsed.error.message})`);
+  return Object.fromEntries(
+    Object.entries(parsed.data).map(([status, response]) => [
+      status,
+      {
+        description: response.description,
+        headers: Object.fromEntries(response.headers.map((name) => [name, { $ref: `#/components/headers/${name}` }])),
+        content: Object.fromEntries(
+          Object.entries(response.content).map(([type, media]) => [type, { ...media, schema: responseJsonSchema(media.schema) }]),
+        ),
+      },
+    ]),
+  );
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const recordOf = (value: unknown): Record<string, unknown> => (isRecord(value) ? value : {});
+
+/** Where @fastify/swagger puts a route: its method in lower case and its path with `{param}`. */
+const operationKey = (method: string, url: string): string => `${method.toLowerCase()} ${url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
+
 async function openapiPlugin(app: FastifyInstance, options: { version: string }): Promise<void> {
+  const documentedResponses = new Map<string, Record<string, unknown>>();
+
+  function documentRoute(route: RouteOptions, url: string): { schema: FastifySchema; url: string } {
+    const { schema } = route;
+    if (schema === undefined || schema.hide === true) return { schema: schema ?? {}, url };
+    if (schema.response !== undefined) {
+      const responses = openapiResponses(schema.response, url);
+      for (const method of [route.method].flat()) documentedResponses.set(operationKey(method, url), responses);
+    }
+    const out: FastifySchema = { ...schema, response: undefined };
+    for (const part of REQUEST_PARTS) if (schema[part] !== undefined) out[part] = requestJsonSchema(schema[part]);
+    return { schema: out, url };
+  }
+
+  /** The plugin's document with each operation's responses and the shared components put in. */
+  function finishDocument(generated: object): Record<string, unknown> {
+    const document = recordOf(structuredClone(generated));
+    for (const [path, item] of Object.entries(recordOf(document.paths))) {
+      for (const [method, operation] of Object.entries(recordOf(item))) {
+        const responses = documentedResponses.get(operationKey(method, path));
+        if (isRecord(operation) && responses !== undefined) operation.responses = responses;
+      }
+    }
+    document.components = { ...recordOf(document.components), schemas: componentSchemas(), headers: RESPONSE_HEADERS };
+    return document;
+  }
+
+  let finished: Record<string, unknown> | undefined;
+  const openapiDocument = (): Record<string, unknown> => (finished ??= finishDocument(app.swagger()));
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: {
-        title: 'Email verification and QR code API',
-        version: options.version,
-        description: 'Batch email-address verification and QR code generation, metered per call. Send `Authorization: Bearer <API_KEY>`.',
+      info: { title: 'Email verification and QR code API', version: options.version, description: INFO_DESCRIPTION },
+      servers: [{ url: '/', description: 'The gateway that serves this document' }],
+      tags: TAGS,
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'sk_ + 32 base62 characters',
+            description: 'The API key, sent as `Authorization: Bearer <API_KEY>` (the scheme name in any case).',
+          },
+        },
       },
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
-      tags: [{ name: 'email-verify' }, { name: 'qr' }, { name: 'account' }],
     },
-    transform: ({ schema, url }) => {
-      if (schema === undefined) return { schema, url };
-      const out: Record<string, unknown> = { ...schema };
-      for (const part of SCHEMA_PARTS) if (part in schema) out[part] = toJsonSchema((schema as Record<string, unknown>)[part], 'input');
-      if (schema.response !== undefined) {
-        out.response = Object.fromEntries(
-          Object.entries(schema.response as Record<string, unknown>).map(([status, body]) => [status, toJsonSchema(body, 'output')]),
-        );
-      }
-      return { schema: out, url };
-    },
+    transform: ({ route, url }) => documentRoute(route, url),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  // The docs UI shows the same finished document.
+  await app.register(swaggerUi, { routePrefix: '/docs', transformSpecification: openapiDocument, transformSpecificationClone: false });
+  app.get('/openapi.json', { schema: { hide: true } }, openapiDocument);
 }
 
 export default fp(openapiPlugin, { name: 'openapi' });

@@ -1,7 +1,10 @@
 /**
  * Requests are validated by the same zod schemas that document them in OpenAPI. Each schema is
  * registered with the function that turns its issues into the contract's error (batch bodies
- * answer `invalid_request`/`too_many_emails`, query parameters `invalid_parameter`, ...).
+ * answer `invalid_request`/`too_many_emails`, query parameters `invalid_parameter`, ...). The
+ * handlers see the parsed values with their zod output types through fastify-type-provider-zod's
+ * `ZodTypeProvider` (route plugins are `FastifyPluginCallbackZod`); its own validator compiler is
+ * not used, because it answers its own error shape instead of the contract's.
  */
 import type { ApiError } from '@svc/contracts';
 import type { FastifySchemaCompiler } from 'fastify';
@@ -25,5 +28,9 @@ export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema 
   };
 };
 
-/** Responses are plain JSON or text; their zod schemas exist for the documentation only. */
+/**
+ * Responses are sent as plain JSON or text: their zod schemas document them (openapi-schemas.ts)
+ * and type the handlers' replies, and test/http/openapi-responses.test.ts checks real answers
+ * against the document, so they are not parsed again on every reply.
+ */
 export const plainSerializerCompiler = () => (data: unknown) => JSON.stringify(data);

@@ -1,43 +1,34 @@
 import { OPERATIONS, OPERATION_IDS, billingPeriod, formatUsd, type OperationId } from '@svc/contracts';
 import { unavailableError } from '@svc/jobs';
-import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { errorResponses } from '../openapi-schemas.ts';
+import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
+import { USAGE_EXAMPLE } from '../openapi-examples.ts';
+import { accountResponses, json, usageResponseSchema } from '../openapi-schemas.ts';
 import { requireKey } from '../plugins/auth.ts';
 import type { Meter } from '../stores/meter.ts';
-import { BEARER_SECURITY } from './guards.ts';
+import { BEARER_SECURITY, callerKey } from './guards.ts';
 
-const money = z.string().describe('US dollars as a plain decimal, like X-Service-Cost');
-const operationUsageSchema = z.object({
-  calls: z.number().int(),
-  billableCalls: z.number().int(),
-  freeRemaining: z.number().int(),
-  costUsd: money,
-});
-export const usageResponseSchema = z.object({
-  period: z.string().describe('UTC calendar month, YYYY-MM'),
-  operations: z.record(z.enum(OPERATION_IDS), operationUsageSchema),
-  totalCostUsd: money,
-});
-
-export function usageRoutes(
-  app: FastifyInstance,
-  options: { meter: Meter; freeAllowances: Record<OperationId, number> },
-  done: (error?: Error) => void,
-): void {
+export const usageRoutes: FastifyPluginCallbackZod<{ meter: Meter; freeAllowances: Record<OperationId, number> }> = (
+  app,
+  options,
+  done,
+) => {
   app.get(
     '/v1/usage',
     {
       onRequest: [requireKey],
       schema: {
+        operationId: 'getUsage',
         tags: ['account'],
         summary: "The caller's usage this month (not metered)",
+        description:
+          'Calls, billable calls, free allowance left and cost per operation in the current UTC calendar month, and the total. ' +
+          'Money is a decimal string in the format of `X-Service-Cost`. Free, and not rate-limited.',
         security: BEARER_SECURITY,
-        response: { 200: usageResponseSchema, ...errorResponses },
+        response: accountResponses({ description: "This month's usage.", content: json(usageResponseSchema, USAGE_EXAMPLE) }),
       },
     },
     async (request) => {
-      const key = request.identity.key!;
+      const key = callerKey(request);
       const period = billingPeriod();
       let usage;
       try {
@@ -59,4 +50,4 @@ export function usageRoutes(
     },
   );
   done();
-}
+};

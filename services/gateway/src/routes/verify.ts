@@ -9,16 +9,23 @@ import {
   singleVerifyQuerySchema,
   verifyResultSchema,
 } from '@svc/contracts';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import { errorResponses } from '../openapi-schemas.ts';
+import {
+  BATCH_BODY_ERRORS,
+  BATCH_REQUEST_EXAMPLE,
+  BATCH_RESPONSE_EXAMPLE,
+  SINGLE_QUERY_ERRORS,
+  SINGLE_RESPONSE_EXAMPLE,
+} from '../openapi-examples.ts';
+import { bodyErrors, json, meteredResponses } from '../openapi-schemas.ts';
 import type { JobRunner } from '../operation.ts';
 import { validated } from '../plugins/validation.ts';
 import { BEARER_SECURITY, operationGuards } from './guards.ts';
 
 export const TOO_MANY_EMAILS_MESSAGE = `A batch may contain at most ${MAX_BATCH} addresses.`;
 
-/** decisions.md: over 100 entries is `too_many_emails`; every other body problem `invalid_request`. */
+/** docs/api.md, "Errors": over 100 entries is `too_many_emails`; every other body problem `invalid_request`. */
 export function batchBodyError(error: z.ZodError): ApiError {
   const issue = error.issues[0];
   if (issue?.code === 'too_big' && issue.path.length === 1 && issue.path[0] === 'emails') {
@@ -42,23 +49,45 @@ export function singleQueryError(error: z.ZodError): ApiError {
   return invalidParameter('email', 'Give the address to verify as `email`.');
 }
 
-export function verifyRoutes(app: FastifyInstance, options: { runner: JobRunner }, done: (error?: Error) => void): void {
+const VERDICTS_IN_SHORT =
+  'Each result has a verdict (`deliverable` only when the mail server accepted that exact mailbox on a domain that is neither ' +
+  'catch-all nor disposable; `undeliverable` only on proof; anything uncertain `risky`), a score 0-100, one reason code and the ' +
+  'checks made (`null` for a check not made).';
+
+export const verifyRoutes: FastifyPluginCallbackZod<{ runner: JobRunner }> = (app, options, done) => {
   app.post(
     '/v1/email-verify/verify/batch',
     {
       config: { operation: 'email-verify.batch' },
       onRequest: operationGuards(app, 'email-verify.batch'),
       schema: {
+        operationId: 'verifyEmailBatch',
         tags: ['email-verify'],
         summary: 'Verify a batch of email addresses',
-        description: `Verifies 1 to ${MAX_BATCH} addresses concurrently; results come back in input order, duplicates are probed once.`,
+        description:
+          `Verifies 1 to ${MAX_BATCH} addresses concurrently and answers one result per entry, in input order, with a summary per ` +
+          `verdict. Duplicates get their own result but are probed once; a malformed entry is a result (\`invalid_syntax\`), never an ` +
+          `error. ${VERDICTS_IN_SHORT} The batch answers within its deadline (30 s by default); addresses still open then are ` +
+          '`risky`/`timeout`. One price per call whatever the count.',
         security: BEARER_SECURITY,
-        body: validated(batchRequestSchema, batchBodyError),
-        response: { 200: batchResponseSchema, ...errorResponses },
+        body: validated(batchRequestSchema.meta({ examples: [BATCH_REQUEST_EXAMPLE] }), batchBodyError),
+        response: {
+          ...meteredResponses(
+            {
+              description: 'One result per submitted entry, in input order, and the count per verdict.',
+              content: json(batchResponseSchema, BATCH_RESPONSE_EXAMPLE),
+            },
+            {
+              description: `The body is missing, not JSON, not \`{ "emails": [...] }\` with 1 to ${MAX_BATCH} strings (\`invalid_request\`), or holds more than ${MAX_BATCH} entries (\`too_many_emails\`).`,
+              examples: BATCH_BODY_ERRORS,
+            },
+          ),
+          ...bodyErrors(),
+        },
       },
     },
     async (request, reply) => {
-      const { emails } = request.body as z.infer<typeof batchRequestSchema>;
+      const { emails } = request.body;
       const { results } = await options.runner.run('email-verify.batch', VERIFY_JOB, { emails }, request.id);
       await app.charge(request, reply, 'email-verify.batch');
       return buildBatchResponse(results);
@@ -71,15 +100,23 @@ export function verifyRoutes(app: FastifyInstance, options: { runner: JobRunner 
       config: { operation: 'email-verify.single' },
       onRequest: operationGuards(app, 'email-verify.single'),
       schema: {
+        operationId: 'verifyEmail',
         tags: ['email-verify'],
         summary: 'Verify one email address',
+        description: `Verifies one address and answers one result of the batch shape. ${VERDICTS_IN_SHORT}`,
         security: BEARER_SECURITY,
         querystring: validated(singleVerifyQuerySchema, singleQueryError),
-        response: { 200: verifyResultSchema, ...errorResponses },
+        response: meteredResponses(
+          { description: 'The result for the address.', content: json(verifyResultSchema, SINGLE_RESPONSE_EXAMPLE) },
+          {
+            description: '`email` is missing or empty, or an unknown parameter was sent (`invalid_parameter`).',
+            examples: SINGLE_QUERY_ERRORS,
+          },
+        ),
       },
     },
     async (request, reply) => {
-      const { email } = request.query as z.infer<typeof singleVerifyQuerySchema>;
+      const { email } = request.query;
       const { results } = await options.runner.run('email-verify.single', VERIFY_JOB, { emails: [email] }, request.id);
       const result = results[0];
       if (result === undefined) throw new Error('verify job answered no result');
@@ -88,4 +125,4 @@ export function verifyRoutes(app: FastifyInstance, options: { runner: JobRunner 
     },
   );
   done();
-}
+};

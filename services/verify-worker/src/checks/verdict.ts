@@ -1,5 +1,5 @@
 /**
- * The verdict rules of decisions.md. `undeliverable` only on proof (bad syntax, a domain that
+ * The verdict rules of docs/api.md ("Verdicts"). `undeliverable` only on proof (bad syntax, a domain that
  * cannot receive mail, a mailbox rejected as unknown or disabled); `deliverable` only when a
  * server accepted that exact mailbox at a domain that is neither catch-all nor disposable;
  * everything else `risky`.

@@ -1,0 +1,178 @@
+/**
+ * Examples of the OpenAPI document: real answers of the service (the QR ones were rendered by
+ * it for `data=hello`), which Redocly's linter checks against their schemas.
+ */
+import type { ErrorBody } from '@svc/contracts';
+
+export const BATCH_REQUEST_EXAMPLE = { emails: ['ann@example.com', 'bob@gmial.com', 'not-an-address'] };
+
+const checks = { disposable: false, role: false, free: false };
+
+export const BATCH_RESPONSE_EXAMPLE = {
+  count: 3,
+  results: [
+    {
+      email: 'ann@example.com',
+      score: 95,
+      verdict: 'deliverable',
+      reason: 'accepted_email',
+      checks: {
+        syntax: true,
+        domainExists: true,
+        mx: ['mx1.example.com', 'mx2.example.com'],
+        smtp: 'accepted',
+        catchAll: false,
+        ...checks,
+      },
+    },
+    {
+      email: 'bob@gmial.com',
+      score: 0,
+      verdict: 'undeliverable',
+      reason: 'invalid_domain',
+      checks: { syntax: true, domainExists: false, mx: [], smtp: 'unknown', catchAll: null, ...checks },
+      didYouMean: 'bob@gmail.com',
+    },
+    {
+      email: 'not-an-address',
+      score: 0,
+      verdict: 'undeliverable',
+      reason: 'invalid_syntax',
+      checks: { syntax: false, domainExists: null, mx: [], smtp: 'unknown', catchAll: null, ...checks },
+    },
+  ],
+  summary: { deliverable: 1, risky: 0, undeliverable: 2 },
+};
+
+export const SINGLE_RESPONSE_EXAMPLE = {
+  email: 'sales@example.org',
+  score: 55,
+  verdict: 'risky',
+  reason: 'accept_all',
+  checks: {
+    syntax: true,
+    domainExists: true,
+    mx: ['mx.example.org'],
+    smtp: 'accepted',
+    catchAll: true,
+    disposable: false,
+    role: true,
+    free: false,
+  },
+};
+
+/** `GET /v1/qr/qr?data=hello&scale=4`: version 1, 21 modules and a 4-module quiet zone, 116 px. */
+export const SVG_EXAMPLE =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="116" height="116" viewBox="0 0 29 29" shape-rendering="crispEdges">' +
+  '<rect width="29" height="29" fill="#ffffff"/><path fill="#000000" d="' +
+  'M4 4h7v1h-7zM13 4h2v1h-2zM18 4h7v1h-7zM4 5h1v1h-1zM10 5h1v1h-1zM12 5h2v1h-2zM18 5h1v1h-1zM24 5h1v1h-1zM4 6h1v1h-1zM6 6h3v1h-3z' +
+  'M10 6h1v1h-1zM13 6h1v1h-1zM15 6h2v1h-2zM18 6h1v1h-1zM20 6h3v1h-3zM24 6h1v1h-1zM4 7h1v1h-1zM6 7h3v1h-3zM10 7h1v1h-1zM14 7h2v1h-2z' +
+  'M18 7h1v1h-1zM20 7h3v1h-3zM24 7h1v1h-1zM4 8h1v1h-1zM6 8h3v1h-3zM10 8h1v1h-1zM12 8h2v1h-2zM16 8h1v1h-1zM18 8h1v1h-1zM20 8h3v1h-3z' +
+  'M24 8h1v1h-1zM4 9h1v1h-1zM10 9h1v1h-1zM16 9h1v1h-1zM18 9h1v1h-1zM24 9h1v1h-1zM4 10h7v1h-7zM12 10h1v1h-1zM14 10h1v1h-1z' +
+  'M16 10h1v1h-1zM18 10h7v1h-7zM14 11h3v1h-3zM4 12h1v1h-1zM6 12h1v1h-1zM8 12h1v1h-1zM10 12h1v1h-1zM13 12h1v1h-1zM15 12h1v1h-1z' +
+  'M20 12h1v1h-1zM23 12h1v1h-1zM6 13h1v1h-1zM8 13h2v1h-2zM14 13h1v1h-1zM18 13h1v1h-1zM23 13h2v1h-2zM5 14h1v1h-1zM7 14h1v1h-1z' +
+  'M10 14h1v1h-1zM12 14h3v1h-3zM16 14h1v1h-1zM20 14h5v1h-5zM4 15h2v1h-2zM8 15h1v1h-1zM18 15h1v1h-1zM23 15h1v1h-1zM5 16h2v1h-2z' +
+  'M8 16h1v1h-1zM10 16h2v1h-2zM14 16h1v1h-1zM16 16h1v1h-1zM18 16h1v1h-1zM20 16h1v1h-1zM12 17h4v1h-4zM17 17h1v1h-1zM19 17h1v1h-1z' +
+  'M22 17h3v1h-3zM4 18h7v1h-7zM14 18h2v1h-2zM17 18h3v1h-3zM22 18h3v1h-3zM4 19h1v1h-1zM10 19h1v1h-1zM14 19h4v1h-4zM19 19h2v1h-2z' +
+  'M4 20h1v1h-1zM6 20h3v1h-3zM10 20h1v1h-1zM12 20h1v1h-1zM14 20h2v1h-2zM17 20h3v1h-3zM23 20h2v1h-2zM4 21h1v1h-1zM6 21h3v1h-3z' +
+  'M10 21h1v1h-1zM13 21h1v1h-1zM18 21h2v1h-2zM22 21h2v1h-2zM4 22h1v1h-1zM6 22h3v1h-3zM10 22h1v1h-1zM12 22h3v1h-3zM16 22h1v1h-1z' +
+  'M20 22h1v1h-1zM22 22h1v1h-1zM24 22h1v1h-1zM4 23h1v1h-1zM10 23h1v1h-1zM13 23h1v1h-1zM18 23h1v1h-1zM20 23h1v1h-1zM23 23h1v1h-1z' +
+  'M4 24h7v1h-7zM12 24h3v1h-3zM16 24h1v1h-1zM18 24h2v1h-2zM23 24h2v1h-2z"/></svg>';
+
+/** `GET /v1/qr/qr?data=hello&format=json`, one string per row (1 = dark). */
+const HELLO_ROWS = [
+  '111111100110001111111',
+  '100000101100001000001',
+  '101110100101101011101',
+  '101110100011001011101',
+  '101110101100101011101',
+  '100000100000101000001',
+  '111111101010101111111',
+  '000000000011100000000',
+  '101010100101000010010',
+  '001011000010001000011',
+  '010100101110100011111',
+  '110010000000001000010',
+  '011010110010101010000',
+  '000000001111010100111',
+  '111111100011011100111',
+  '100000100011110110000',
+  '101110101011011100011',
+  '101110100100001100110',
+  '101110101110100010101',
+  '100000100100001010010',
+  '111111101110101100011',
+];
+
+export const MATRIX_EXAMPLE = {
+  version: 1,
+  ecc: 'M',
+  size: 21,
+  margin: 4,
+  modules: HELLO_ROWS.map((row) => [...row].map(Number)),
+};
+
+export const USAGE_EXAMPLE = {
+  period: '2026-11',
+  operations: {
+    'email-verify.batch': { calls: 12, billableCalls: 2, freeRemaining: 0, costUsd: '0.3' },
+    'email-verify.single': { calls: 40, billableCalls: 0, freeRemaining: 60, costUsd: '0' },
+    'qr.generate': { calls: 1500, billableCalls: 500, freeRemaining: 0, costUsd: '0.25' },
+    'qr.wifi': { calls: 3, billableCalls: 0, freeRemaining: 997, costUsd: '0' },
+  },
+  totalCostUsd: '0.55',
+};
+
+/** One named example per error a response can carry. */
+export type ErrorExamples = Record<string, ErrorBody>;
+
+export const QR_PARAMETER_ERRORS: ErrorExamples = {
+  invalid_parameter: { error: 'invalid_parameter', message: '`scale` must be from 1 to 40', details: { param: 'scale' } },
+  content_too_long: {
+    error: 'content_too_long',
+    message: '`data` does not fit a version 10 QR code at level M (about 213 bytes of text, 800 characters at most).',
+    details: { param: 'data' },
+  },
+};
+
+export const WIFI_PARAMETER_ERRORS: ErrorExamples = {
+  invalid_parameter: {
+    error: 'invalid_parameter',
+    message: '`password` a password is required with security=WPA',
+    details: { param: 'password' },
+  },
+  content_too_long: QR_PARAMETER_ERRORS.content_too_long!,
+};
+
+export const BATCH_BODY_ERRORS: ErrorExamples = {
+  invalid_request: {
+    error: 'invalid_request',
+    message: '`emails` must be an array of 1 to 100 address strings.',
+    details: { path: '$.emails' },
+  },
+  too_many_emails: {
+    error: 'too_many_emails',
+    message: 'A batch may contain at most 100 addresses.',
+    details: { path: '$.emails', max: 100 },
+  },
+};
+
+export const SINGLE_QUERY_ERRORS: ErrorExamples = {
+  invalid_parameter: { error: 'invalid_parameter', message: 'Give the address to verify as `email`.', details: { param: 'email' } },
+};
+
+export const ERROR_EXAMPLES = {
+  unauthorized: { error: 'unauthorized', message: 'This API key is not valid.' },
+  method_not_allowed: { error: 'method_not_allowed', message: 'POST is not allowed on /v1/qr/qr.' },
+  payload_too_large: { error: 'payload_too_large', message: 'The request body is larger than 64 KiB.' },
+  unsupported_media_type: { error: 'unsupported_media_type', message: 'Send the body as application/json.' },
+  rate_limited: { error: 'rate_limited', message: 'Rate limit of 300 calls per 60 s exceeded; retry in 42 s.' },
+  headers_too_large: { error: 'headers_too_large', message: 'The request line and headers exceed 16 KiB.' },
+  internal_error: {
+    error: 'internal_error',
+    message: 'Something went wrong on our side; quote request id 7d0b6c1e-4c1f-4d2a-9f0e-2b1f0c9a7e55 when reporting it.',
+    details: { requestId: '7d0b6c1e-4c1f-4d2a-9f0e-2b1f0c9a7e55' },
+  },
+  service_unavailable: { error: 'service_unavailable', message: 'The job backend cannot take this job right now; try again shortly.' },
+  timeout: { error: 'timeout', message: 'The job did not finish within the request deadline.' },
+} satisfies ErrorExamples;
