@@ -1,8 +1,9 @@
 /**
  * `npm run bench:verify`: 100 addresses over 10 domains of the loopback mail rig (servers offer
  * PIPELINING). First with each SMTP reply sent 100 ms after its command and 20 ms added to every
- * DNS answer: the batch's wall time against the critical-path lower bound, and SMTP sessions per
- * domain. Then without added latency: addresses per second for one worker (its concurrency of
+ * DNS answer: the batch's wall time against the critical-path lower bound, SMTP sessions per
+ * domain, and RCPT commands the servers received against the minimum (each address once, plus
+ * one control per domain). Then without added latency: addresses per second for one worker (its concurrency of
  * jobs at once, outcome cache off so every address is probed).
  */
 import { loadConfig } from '@svc/shared';
@@ -59,6 +60,8 @@ const run = (verifier: ReturnType<typeof createVerifier>, emails: string[]) =>
   // MX lookup, then the MX host's A lookup, then banner, EHLO, one flight of MAIL + RCPTs.
   const bound = 2 * DNS_MS + 3 * REPLY_MS;
   const sessions = servers.map((server) => server.sessions);
+  const rcpts = servers.reduce((sum, server) => sum + server.rcptReceived, 0);
+  const minimum = DOMAINS * (PER_DOMAIN + 1);
   console.log(`latency run: ${results.length} addresses, ${DOMAINS} domains, replies +${REPLY_MS} ms, DNS +${DNS_MS} ms`);
   console.table([
     {
@@ -66,6 +69,7 @@ const run = (verifier: ReturnType<typeof createVerifier>, emails: string[]) =>
       'lower bound ms': bound,
       'wall / bound': (wall / bound).toFixed(2),
       'sessions per domain': sessions.every((count) => count === 1) ? '1' : sessions.join(','),
+      'RCPT / minimum': `${rcpts}/${minimum}`,
       verdicts: Object.entries(results.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.verdict]: (acc[r.verdict] ?? 0) + 1 }), {}))
         .map(([k, v]) => `${k}:${v}`)
         .join(' '),

@@ -26,8 +26,9 @@ export type MailHostsLookup =
   | { kind: 'null_mx' }
   | { kind: 'nxdomain' }
   | { kind: 'no_mail_host'; names: string[] }
-  | { kind: 'temp_error'; detail: string }
-  | { kind: 'timeout' };
+  /** `names`: the MX answer came, the hosts' addresses did not. */
+  | { kind: 'temp_error'; detail: string; names?: string[] }
+  | { kind: 'timeout'; names?: string[] };
 
 type MxAnswer = { kind: 'mx'; names: string[] } | { kind: 'null_mx' } | { kind: 'nxdomain' } | { kind: 'nodata' } | Failure;
 type AddressAnswer = { kind: 'ok'; addresses: string[] } | { kind: 'none' } | Failure;
@@ -106,7 +107,7 @@ export class DnsResolver {
     });
     if (hosts.length > 0) return { kind, names, hosts };
     const failed = answers.find((answer): answer is Failure => answer.kind === 'timeout' || answer.kind === 'temp_error');
-    if (failed !== undefined) return failed;
+    if (failed !== undefined) return { ...failed, names };
     return { kind: 'no_mail_host', names: mx.kind === 'mx' ? names : [] };
   }
 

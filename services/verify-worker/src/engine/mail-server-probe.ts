@@ -136,23 +136,23 @@ export async function probeMailServers(
       sessions.set(address, (sessions.get(address) ?? 0) + 1);
       let result: SmtpSessionResult | undefined;
       try {
-        result = await deps.limiter.run(address, signal, async () => {
+        result = await holdSlotUntilClosed(deps.limiter, address, signal, (onClosed) => {
           deps.trackOpen?.(1);
-          try {
-            return await runSmtpSession({
-              ...deps.session,
-              host: address,
-              servername: name,
-              recipients: chunk,
-              maxRecipients: Math.min(left, limits.maxRecipients ?? MAX_RCPT_PER_SESSION),
-              rejectionCap: limits.rejectionCap,
-              slowReplyMs: tuning.slowReplyMs,
-              signal,
-              onReply: deps.onReply,
-            });
-          } finally {
-            deps.trackOpen?.(-1);
-          }
+          return runSmtpSession({
+            ...deps.session,
+            host: address,
+            servername: name,
+            recipients: chunk,
+            maxRecipients: Math.min(left, limits.maxRecipients ?? MAX_RCPT_PER_SESSION),
+            rejectionCap: limits.rejectionCap,
+            slowReplyMs: tuning.slowReplyMs,
+            signal,
+            onReply: deps.onReply,
+            onClosed: () => {
+              deps.trackOpen?.(-1);
+              onClosed();
+            },
+          });
         });
       } catch (error) {
         if (signal.aborted) return undefined; // waited for a slot until the deadline
@@ -198,6 +198,32 @@ export async function probeMailServers(
   const rest: ProbeOutcome = signal.aborted && lastFailure.kind !== 'session' ? { kind: 'timeout' } : lastFailure;
   for (const recipient of pending) outcomes.set(recipient, rest);
   return outcomes;
+}
+
+/**
+ * Runs a session in a limiter slot held until its connection is closed, while its result is
+ * used as soon as it is in: a server counts a connection until it closes (after its reply to
+ * QUIT), so the next session must not open before then when the limit is reached.
+ */
+function holdSlotUntilClosed(
+  limiter: HostLimiter,
+  address: string,
+  signal: AbortSignal,
+  session: (onClosed: () => void) => Promise<SmtpSessionResult>,
+): Promise<SmtpSessionResult> {
+  return new Promise((resolve, reject) => {
+    limiter
+      .run(address, signal, () => {
+        let release = () => {};
+        const closed = new Promise<void>((done) => (release = done));
+        session(release).then(resolve, (error: unknown) => {
+          release();
+          reject(error instanceof Error ? error : new Error(String(error)));
+        });
+        return closed;
+      })
+      .catch((error: unknown) => reject(error instanceof Error ? error : new Error(String(error))));
+  });
 }
 
 /** The delay a temporary refusal asks for, or the next backoff step; undefined when no round is left. */

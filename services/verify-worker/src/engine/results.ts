@@ -38,9 +38,16 @@ export function unexpectedErrorOutcome(email: string, syntax: boolean): VerifyOu
 }
 
 function mxNames(lookup: MailHostsLookup | undefined): string[] | null {
-  if (lookup === undefined || lookup.kind === 'temp_error' || lookup.kind === 'timeout') return null;
+  if (lookup === undefined) return null;
   if (lookup.kind === 'null_mx' || lookup.kind === 'nxdomain') return [];
-  return lookup.names;
+  return lookup.names ?? null;
+}
+
+function domainExists(lookup: MailHostsLookup | undefined): boolean | null {
+  if (lookup === undefined) return null;
+  if (lookup.kind === 'nxdomain') return false;
+  if (lookup.kind === 'temp_error' || lookup.kind === 'timeout') return lookup.names === undefined ? null : true;
+  return true;
 }
 
 const TEMPORARY_SMTP = new Set<AddressFacts['smtp']>(['greylisted', 'temporary', 'timeout', 'no_connect', 'error']);
@@ -68,7 +75,7 @@ export function probedOutcome(
     reason: decision.reason,
     checks: {
       syntax: true,
-      domainExists: facts.dns === 'nxdomain' ? false : facts.dns === 'temp_error' || facts.dns === 'timeout' ? null : true,
+      domainExists: domainExists(lookup),
       mx: mxNames(lookup),
       smtp: decision.smtp,
       catchAll: facts.dns === 'ok' ? facts.catchAll : null,

@@ -38,10 +38,26 @@ export async function runSmtpSession(request: SmtpSessionRequest): Promise<SmtpS
   for (const r of request.recipients) assertSafeRecipient(r);
   const first = new Session(request, true);
   await first.run();
-  if (!first.retryInPlaintext || request.signal?.aborted) return first.result;
+  if (!first.retryInPlaintext || request.signal?.aborted) {
+    notifyClosed(request, [first]);
+    return first.result;
+  }
   const second = new Session(request, false);
   await second.run();
+  notifyClosed(request, [first, second]);
   return { ...second.result, tlsFallback: true, connections: first.result.connections + second.result.connections };
+}
+
+function notifyClosed(request: SmtpSessionRequest, sessions: Session[]): void {
+  if (request.onClosed === undefined) return;
+  const onClosed = request.onClosed;
+  void Promise.all(sessions.map((session) => session.closed())).then(() => {
+    try {
+      onClosed();
+    } catch {
+      // A caller's bookkeeping must never break a probe.
+    }
+  });
 }
 
 export function isTooManyRecipients(reply: SmtpReply): boolean {
@@ -87,6 +103,10 @@ class Session {
     const kind = this.result.failure?.kind;
     if (this.abandon || (kind !== undefined && kind !== 'reply')) this.channel?.destroy();
     else this.channel?.quit(QUIT_GRACE_MS);
+  }
+
+  closed(): Promise<void> {
+    return this.channel?.whenClosed() ?? Promise.resolve();
   }
 
   /**

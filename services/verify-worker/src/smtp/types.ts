@@ -42,6 +42,11 @@ export interface SmtpSessionRequest {
   socksProxy?: string;
   /** Called with the code of every reply read, for metrics. */
   onReply?: (code: number) => void;
+  /**
+   * Called once every connection of the session is closed, which may be after the result is
+   * in (the server closes after its reply to QUIT): a server counts a connection until then.
+   */
+  onClosed?: () => void;
 }
 
 export type SmtpStage = 'connect' | 'banner' | 'ehlo' | 'starttls' | 'mail' | 'rcpt' | 'aborted';

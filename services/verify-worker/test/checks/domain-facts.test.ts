@@ -39,4 +39,9 @@ describe('typo suggestions', () => {
   it.each(['gmail.com', 'yahoo.co.uk', 'example.com', 'mycompany.co', 'acme-industries.de'])('no suggestion for %s', (domain) => {
     expect(suggestAddress('ann', domain)).toBeUndefined();
   });
+
+  it('never throws, whatever the string (the library URI-encodes its input)', () => {
+    expect(() => suggestAddress('\ud800', 'gmial.com')).not.toThrow();
+    expect(suggestAddress('\ud800', 'gmial.com')).toBeUndefined();
+  });
 });
