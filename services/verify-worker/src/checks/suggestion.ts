@@ -1,18 +1,19 @@
 /**
  * Typo suggestions for popular providers and TLDs (mailcheck's algorithm). Conservative: never
- * for a domain that is itself a known provider, and only to a domain that is. Returns the
- * suggested domain; the caller pairs it with the entry's own local part.
+ * for a domain that is itself a known provider, and only to a domain that is. The algorithm
+ * reads the domain alone, so the suggestion is a domain; the caller pairs it with the entry's
+ * own local part (and may compute it once per domain: it costs CPU time).
  */
 import spellChecker from '@zootools/email-spell-checker';
 import { isFreeProvider } from './domain-lists.ts';
 
 const POPULAR = new Set(spellChecker.POPULAR_DOMAINS);
 
-export function suggestDomain(local: string, domain: string): string | undefined {
+export function suggestDomain(domain: string): string | undefined {
   if (POPULAR.has(domain) || isFreeProvider(domain)) return undefined;
   let suggestion: { domain: string } | undefined;
   try {
-    suggestion = spellChecker.run({ email: `${local}@${domain}` });
+    suggestion = spellChecker.run({ email: `x@${domain}` });
   } catch {
     // The library URI-encodes its input; a suggestion is never worth failing an entry for.
     return undefined;
@@ -22,6 +23,6 @@ export function suggestDomain(local: string, domain: string): string | undefined
 }
 
 export function suggestAddress(local: string, domain: string): string | undefined {
-  const suggested = suggestDomain(local, domain);
+  const suggested = suggestDomain(domain);
   return suggested === undefined ? undefined : `${local}@${suggested}`;
 }

@@ -19,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { retryAfterSeconds } from '../checks/index.ts';
 import type { MailHost } from '../dns/resolver.ts';
 import { runSmtpSession, type SmtpReply, type SmtpSessionResult, type SmtpStage } from '../smtp/session.ts';
-import type { HostLimiter } from './host-limiter.ts';
+import type { SessionLimiter } from './host-limiter.ts';
 
 /** RFC 5321 §4.5.3.1.8: a server must accept at least 100 recipients per transaction. */
 export const MAX_RCPT_PER_SESSION = 100;
@@ -59,7 +59,7 @@ export interface ServerLimits {
 
 export interface MailServerProbeDeps {
   filterTargets: (addresses: string[]) => string[];
-  limiter: HostLimiter;
+  limiter: SessionLimiter;
   session: {
     port: number;
     heloName: string;
@@ -206,7 +206,7 @@ export async function probeMailServers(
  * QUIT), so the next session must not open before then when the limit is reached.
  */
 function holdSlotUntilClosed(
-  limiter: HostLimiter,
+  limiter: SessionLimiter,
   address: string,
   signal: AbortSignal,
   session: (onClosed: () => void) => Promise<SmtpSessionResult>,

@@ -3,7 +3,7 @@
  * temporary (worth another try later) with the delay the deciding reply asked for.
  * A check that was not made is `null`, never a guess.
  */
-import { REASON_POINTS, SCORE_BANDS, decide, retryAfterSeconds, score, suggestAddress, type AddressFacts } from '../checks/index.ts';
+import { REASON_POINTS, SCORE_BANDS, decide, retryAfterSeconds, score, type AddressFacts } from '../checks/index.ts';
 import type { ParsedAddress } from '../checks/index.ts';
 import type { VerifyResult } from '@svc/shared';
 import type { MailHostsLookup } from '../dns/resolver.ts';
@@ -60,13 +60,15 @@ function isTemporary(facts: AddressFacts, deciding: ProbeOutcome | undefined): b
   return deciding !== undefined && 'reply' in deciding && deciding.reply.code >= 400 && deciding.reply.code < 500;
 }
 
+/** `suggestedDomain`: the likely intended domain when the typo suggester found one. */
 export function probedOutcome(
   parsed: ParsedAddress,
   facts: AddressFacts,
   lookup: MailHostsLookup | undefined,
   deciding: ProbeOutcome | undefined,
+  suggestedDomain: string | undefined,
 ): VerifyOutcome {
-  const didYouMean = suggestAddress(parsed.local, parsed.domain);
+  const didYouMean = suggestedDomain === undefined ? undefined : `${parsed.local}@${suggestedDomain}`;
   const decision = decide(facts);
   const result: VerifyResult = {
     email: parsed.address,
