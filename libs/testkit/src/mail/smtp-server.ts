@@ -26,8 +26,12 @@ export interface SmtpServerScript {
   refuse?: 'close' | 'reset';
   /** Default `220 <hostname> ESMTP`; any other code closes the connection after it (like 421). */
   banner?: RigReply;
-  /** Never answer at that stage, or answer `delayMs` late. */
-  tarpit?: { at: RigStage; delayMs?: number };
+  /**
+   * Never answer at that stage, or answer `delayMs` late: counted from each command's arrival
+   * (pipelined replies overlap), or with `serial` one after the other (a server that sleeps
+   * before each answer, so pipelined replies come `delayMs` apart).
+   */
+  tarpit?: { at: RigStage; delayMs?: number; serial?: boolean };
   /** `reject`: EHLO gets `500 5.5.1`, only HELO works. */
   ehlo?: 'accept' | 'reject';
   pipelining?: boolean; // default true
@@ -334,9 +338,11 @@ class RigConnection {
         this.ctx.stats.rcptReceived++;
         const actions = this.rcpt(line);
         const slow = this.script.slowdown === undefined ? 0 : this.refusals * this.script.slowdown.perRejectionMs;
+        const tarpit = this.script.tarpit;
+        const serial = tarpit?.at === 'rcpt' && tarpit.serial === true ? (tarpit.delayMs ?? 0) : 0;
         const refused = actions.some((a) => 'reply' in a && a.reply.code >= 400);
         if (refused) this.refusals++;
-        return this.schedule(now, 'rcpt', undefined, actions, slow);
+        return this.schedule(now, serial > 0 ? undefined : 'rcpt', undefined, actions, slow + serial);
       }
       case 'RSET':
         this.sender = undefined;

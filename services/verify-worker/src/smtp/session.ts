@@ -216,8 +216,10 @@ class Session {
     if (mailReply.code < 200 || mailReply.code > 299) throw new ReplyStop(mailReply);
 
     this.stage = 'rcpt';
-    // How long this server takes to answer a command: the yardstick for a reply slowed on purpose.
-    const usualMs = Date.now() - mailSentAt;
+    // How long this server takes to answer before any refusal (MAIL FROM, and RCPTs answered
+    // before the first refusal): the yardstick for a reply slowed on purpose after refusals. A
+    // server that is slow at every reply alike is not slowing down.
+    let usualMs = Date.now() - mailSentAt;
     let lastReplyAt = Date.now();
     if (!pipelined) channel.write(nextRcpts(1));
     while (result.rcpt.length < written) {
@@ -232,6 +234,7 @@ class Session {
       }
       if (reply.code === 421) throw new ReplyStop(reply);
       const refusalsBefore = result.refusals;
+      if (refusalsBefore === 0) usualMs = Math.max(usualMs, gapMs);
       result.rcpt.push({ address: this.toSend[result.rcpt.length] ?? '', reply: publicReply(reply) });
       if (reply.code >= 400) result.refusals++;
       const more = result.rcpt.length < limit;

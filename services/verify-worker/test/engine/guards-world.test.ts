@@ -25,6 +25,7 @@ const world = useWorld(
     ...mailDomain('utf8.test', '127.0.0.105'),
     ...mailDomain('ascii.test', '127.0.0.106'),
     ...mailDomain('grey.test', '127.0.0.107'),
+    ...mailDomain('honest.test', '127.0.0.108'),
     ...mailDomain('p1.test', '127.0.0.111'),
     ...mailDomain('p2.test', '127.0.0.112'),
     ...mailDomain('p3.test', '127.0.0.113'),
@@ -45,6 +46,13 @@ const world = useWorld(
       users: known('grey.test', 'ann'),
       mailboxes: { 'ann@grey.test': { code: 451, text: '4.7.1 Greylisted for 5 minutes' } },
     },
+    // Slow but honest: a greeting pause, slow replies, and every RCPT answered one by one, late.
+    '127.0.0.108': {
+      greetingPauseMs: 400,
+      replyDelayMs: 200,
+      tarpit: { at: 'rcpt', delayMs: 250, serial: true },
+      users: known('honest.test', 'k1', 'k2'),
+    },
     '127.0.0.110': { catchAll: false, users: known('s0.test', 'a'), replyDelayMs: 150 },
     '127.0.0.111': { users: known('p1.test', 'a', 'b') },
     '127.0.0.112': { users: known('p2.test', 'a') },
@@ -60,6 +68,23 @@ describe('timing servers use on purpose', () => {
     });
     expect(verdicts(results)).toEqual({ 'ann@pause.test': 'deliverable/accepted_email', 'bob@pause.test': 'undeliverable/rejected_email' });
     expect(world.smtp.get('127.0.0.100')!.earlyTalkers).toBe(0);
+  });
+
+  it('slow but honest (greeting pause, slow replies, a tarpit on every RCPT): waited out in one session, not cut', async () => {
+    const server = world.smtp.get('127.0.0.108')!;
+    const emails = known('honest.test', 'k1', 'x1', 'k2', 'x2');
+    const results = await world.run(emails, {
+      VERIFY_CONNECT_TIMEOUT_MS: '200',
+      VERIFY_COMMAND_TIMEOUT_MS: '1500',
+      VERIFY_BATCH_DEADLINE_MS: '8000',
+    });
+    expect(Object.values(verdicts(results))).toEqual([
+      'deliverable/accepted_email',
+      'undeliverable/rejected_email',
+      'deliverable/accepted_email',
+      'undeliverable/rejected_email',
+    ]);
+    expect(server.sessions).toBe(1);
   });
 
   it('421 "try again later" at the greeting of the only MX: retried within the deadline', async () => {

@@ -117,6 +117,14 @@ describe('SMTP session: guards against address harvesting', () => {
     const lockstep = await runSmtpSession(probe(serial, addresses('x1', 'k1', 'x2'), { slowReplyMs: 150 }));
     expect(lockstep.rcptStop).toBeUndefined();
     expect(lockstep.rcpt).toHaveLength(3);
+    // A tarpit on every RCPT alike, the replies 300 ms apart: the first refusal's own reply was as slow.
+    const tarpit = await rig({ users: addresses('k1', 'k2'), tarpit: { at: 'rcpt', delayMs: 300, serial: true } });
+    const patient = await runSmtpSession(probe(tarpit, addresses('x1', 'k1', 'x2', 'k2'), { slowReplyMs: 150, commandTimeoutMs: 2000 }));
+    expect(patient.rcptStop).toBeUndefined();
+    expect(patient.rcpt.map((r) => r.reply.code)).toEqual([550, 250, 550, 250]);
+    const log = tarpit.transcripts[0] ?? [];
+    const replies = log.filter((entry) => entry.dir === 'out' && /^(250|550) /.test(entry.line) && !entry.line.includes('2.1.0'));
+    expect((replies.at(-1)?.at ?? 0) - (replies[0]?.at ?? 0)).toBeGreaterThanOrEqual(850); // they did come one by one
   });
 
   it('sends no more RCPTs than allowed, and says so', async () => {
