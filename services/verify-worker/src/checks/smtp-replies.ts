@@ -112,7 +112,7 @@ const FULL = words(
 const UNKNOWN_MAILBOX = words(
   'user unknown|unknown (user|recipient|mailbox|account|address|local part)|recipient unknown|no such (user|mailbox|recipient|address|account)',
   "(does ?n[o']t|not) exist|mailbox (is )?unavailable|(mailbox|recipient|user|address|account) not found|invalid (recipient|mailbox|address|user)",
-  'unrouteable|no mailbox|not our customer',
+  "unrouteable|no mailbox|not our customer|do(es)?n[o']?t have an? [\\w.-]+ account",
   'unbekannt|existiert nicht|gibt es nicht|nicht vorhanden|ungültige[rs]? (empfänger|adresse|postfach)',
   "inconnu|n'existe pas|introuvable|inexistant|adresse invalide",
   'no existe|desconocid|inexistente|não existe|desconhecid|no encontrad|não encontrad',
