@@ -31,13 +31,24 @@ export type Reason = (typeof REASONS)[number];
 export const checksSchema = z
   .object({
     syntax: z.boolean().describe('The address is well-formed (RFC 5321/5322 as mail servers accept it).'),
-    domainExists: z.boolean().nullable().describe('The domain exists in DNS; null when DNS could not tell.'),
-    mx: z.array(z.string()).describe('Mail servers of the domain by preference (the domain itself for an implicit MX).'),
-    smtp: z.enum(['accepted', 'rejected', 'unknown']).describe('What the mail server said of this mailbox.'),
-    catchAll: z.boolean().nullable().describe('The domain accepts any local part; null when not tested.'),
-    disposable: z.boolean().describe('The domain is a known disposable-address provider.'),
-    role: z.boolean().describe('The local part is a role (postmaster, info, sales, ...), not a person.'),
-    free: z.boolean().describe('The domain is a free mailbox provider.'),
+    domainExists: z.boolean().nullable().describe('The domain exists in DNS; null when not looked up (bad syntax) or DNS could not tell.'),
+    mx: z
+      .array(z.string())
+      .nullable()
+      .describe(
+        'Mail servers of the domain by preference (the domain itself for an implicit MX); null when not looked up or DNS could not tell.',
+      ),
+    smtp: z
+      .enum(['accepted', 'rejected', 'unknown'])
+      .nullable()
+      .describe('What the mail server said of this mailbox; null when no mail server was asked.'),
+    catchAll: z.boolean().nullable().describe('The domain accepts any local part; null when not tested or not learnt.'),
+    disposable: z.boolean().nullable().describe('The domain is a known disposable-address provider; null when not checked (bad syntax).'),
+    role: z
+      .boolean()
+      .nullable()
+      .describe('The local part is a role (postmaster, info, sales, ...), not a person; null when not checked (bad syntax).'),
+    free: z.boolean().nullable().describe('The domain is a free mailbox provider; null when not checked (bad syntax).'),
   })
   .strict();
 export type Checks = z.infer<typeof checksSchema>;

@@ -3,13 +3,15 @@
  * outcome cache (Redis in distributed mode, memory in embedded mode) and metrics.
  */
 import type { Config } from '@svc/config';
-import { VERIFY_JOB, verifyResultSchema, type VerifyResult } from '@svc/contracts';
+import { VERIFY_JOB } from '@svc/contracts';
 import { registerHandler, type RegisteredHandler } from '@svc/jobs';
 import type { Redis } from '@svc/jobs/redis';
 import type { Registry } from 'prom-client';
+import { cachedOutcomeSchema, type CachedOutcome } from './cache/cached-outcome.ts';
 import { MemoryTtlCache, RedisTtlCache, type TtlCache } from './cache/ttl-cache.ts';
 import { DnsResolver } from './dns/resolver.ts';
 import { HostLimiter } from './engine/host-limiter.ts';
+import type { ProbeTuning } from './engine/mail-server-probe.ts';
 import { Verifier } from './engine/verifier.ts';
 import { createVerifyMetrics } from './metrics.ts';
 import { filterProbeTargets } from './net/private-address.ts';
@@ -19,6 +21,8 @@ export interface VerifyHandlerOptions {
   registry?: Registry;
   /** Shared cache in distributed mode. */
   redis?: Redis;
+  /** Retry and slow-reply tuning of the prober (tests shorten it; the defaults suit real servers). */
+  tuning?: Partial<ProbeTuning>;
 }
 
 export function createVerifier(options: VerifyHandlerOptions): Verifier {
@@ -30,21 +34,19 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
     mxCacheSeconds: Math.min(config.VERIFY_DOMAIN_CACHE_TTL_S, 3_600),
     onLookup: (type, result) => metrics?.dnsLookups.inc({ type, result }),
   });
-  const store: TtlCache<VerifyResult> =
+  // Keys are hashes of addresses and values hold none (cached-outcome.ts); `v2` leaves older entries unread.
+  const store: TtlCache<CachedOutcome> =
     options.redis === undefined
-      ? new MemoryTtlCache<VerifyResult>()
-      : new RedisTtlCache(options.redis, `${config.REDIS_PREFIX}:verify:result`, verifyResultSchema);
+      ? new MemoryTtlCache<CachedOutcome>()
+      : new RedisTtlCache(options.redis, `${config.REDIS_PREFIX}:verify:outcome:v2`, cachedOutcomeSchema);
   const ttl = config.VERIFY_RESULT_CACHE_TTL_S;
   return new Verifier({
     lookupMailHosts: (domain) => resolver.lookupMailHosts(domain),
     batchDeadlineMs: config.VERIFY_BATCH_DEADLINE_MS,
+    controlSeed: config.mailFrom,
     cache: ttl > 0 ? { get: (key) => store.get(key), set: (key, value) => store.set(key, value, ttl) } : undefined,
     onResult: (result) => metrics?.verdicts.inc({ verdict: result.verdict, reason: result.reason }),
     probe: {
-      lookupAddresses: async (host) => {
-        const found = await resolver.lookupAddresses(host);
-        return found.kind === 'ok' ? found.addresses : [];
-      },
       filterTargets: (addresses) => {
         const { allowed, refused } = filterProbeTargets(addresses, config.VERIFY_ALLOW_PRIVATE_MX);
         if (refused.length > 0) metrics?.privateRefusals.inc(refused.length);
@@ -59,6 +61,7 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
         commandTimeoutMs: config.VERIFY_COMMAND_TIMEOUT_MS,
         ...(config.VERIFY_SOCKS_PROXY === undefined ? {} : { socksProxy: config.VERIFY_SOCKS_PROXY }),
       },
+      ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
       trackOpen: (delta) => metrics?.smtpSessionsOpen.inc(delta),
       onReply: (code) => metrics?.smtpReplies.inc({ class: `${Math.floor(code / 100)}xx` }),
       observeSession: (result) =>

@@ -1,66 +1,161 @@
 /**
- * A scripted authoritative DNS server on 127.0.0.1 (UDP) for the mail rig: MX, A, AAAA, null MX,
- * NXDOMAIN for unknown names, SERVFAIL or silence on demand, a delay added to every answer, and a
- * log of the queries received.
+ * A scripted DNS server on 127.0.0.1 for the mail rig, answering as a recursive resolver would:
+ * MX, A, AAAA, CNAME chains followed in the answer, null MX, NXDOMAIN for unknown names,
+ * SERVFAIL or silence on demand, a delay added to every answer, and a log of the queries.
+ * UDP and TCP on one port: a UDP answer larger than the client's buffer (512 bytes, or what its
+ * EDNS OPT record announces), or any answer for an entry marked `truncate`, is sent with the TC
+ * bit and no records, so the client must ask again over TCP (RFC 7766).
  */
-import { createSocket } from 'node:dgram';
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import net from 'node:net';
 import dnsPacket from 'dns-packet';
 
 export interface ZoneEntry {
+  /** `'null'` is the null MX (`MX 0 .`); a `.` exchange among others mixes it into a set. */
   MX?: Array<[number, string]> | 'null';
   A?: string[];
   AAAA?: string[];
+  /** This name is an alias: every query for it is answered with the CNAME and then the target's records. */
+  CNAME?: string;
   behaviour?: 'servfail' | 'timeout';
+  /** Over UDP, answer with the TC bit and no records, whatever the size. */
+  truncate?: boolean;
 }
 export type Zone = Record<string, ZoneEntry>;
 
 export interface RigDnsServer {
   /** `127.0.0.1:port`, for VERIFY_DNS_SERVERS. */
   address: string;
-  queries: Array<{ name: string; type: string }>;
+  queries: Array<{ name: string; type: string; transport: 'udp' | 'tcp' }>;
   close(): Promise<void>;
 }
 
 const TTL = 300;
 const RCODE = { NOERROR: 0, SERVFAIL: 2, NXDOMAIN: 3 } as const;
+const CLASSIC_UDP_LIMIT = 512;
+const MAX_CNAME_CHAIN = 8;
 
-export async function startDnsServer(zone: Zone, options: { delayMs?: number } = {}): Promise<RigDnsServer> {
-  const socket = createSocket('udp4');
-  const queries: RigDnsServer['queries'] = [];
-  const lookup = (name: string) => zone[name.toLowerCase()];
+type Question = dnsPacket.Question;
 
-  socket.on('message', (message, remote) => {
-    const query = dnsPacket.decode(message);
-    const question = query.questions?.[0];
-    if (question === undefined) return;
-    queries.push({ name: question.name.toLowerCase(), type: question.type });
-    const entry = lookup(question.name);
-    if (entry?.behaviour === 'timeout') return;
-    const answers: dnsPacket.Answer[] = [];
-    let rcode: 'NOERROR' | 'NXDOMAIN' | 'SERVFAIL' = 'NOERROR';
-    if (entry === undefined) rcode = 'NXDOMAIN';
-    else if (entry.behaviour === 'servfail') rcode = 'SERVFAIL';
-    else if (question.type === 'MX' && entry.MX !== undefined) {
+function answersFor(zone: Zone, question: Question): { rcode: keyof typeof RCODE; answers: dnsPacket.Answer[] } | 'silent' {
+  const answers: dnsPacket.Answer[] = [];
+  let name = question.name.toLowerCase();
+  for (let hop = 0; hop <= MAX_CNAME_CHAIN; hop++) {
+    const entry = zone[name];
+    if (entry === undefined) return { rcode: hop === 0 ? 'NXDOMAIN' : 'NOERROR', answers };
+    if (entry.behaviour === 'timeout') return 'silent';
+    if (entry.behaviour === 'servfail') return { rcode: 'SERVFAIL', answers: [] };
+    if (entry.CNAME !== undefined && question.type !== 'CNAME') {
+      answers.push({ type: 'CNAME', name, ttl: TTL, data: entry.CNAME });
+      name = entry.CNAME.toLowerCase();
+      continue;
+    }
+    if (question.type === 'MX' && entry.MX !== undefined) {
       const records = entry.MX === 'null' ? ([[0, '.']] as Array<[number, string]>) : entry.MX;
       for (const [preference, exchange] of records)
-        answers.push({ type: 'MX', name: question.name, ttl: TTL, data: { preference, exchange: exchange === '.' ? '' : exchange } });
-    } else if (question.type === 'A') for (const data of entry.A ?? []) answers.push({ type: 'A', name: question.name, ttl: TTL, data });
-    else if (question.type === 'AAAA')
-      for (const data of entry.AAAA ?? []) answers.push({ type: 'AAAA', name: question.name, ttl: TTL, data });
-    const response = dnsPacket.encode({
+        answers.push({ type: 'MX', name, ttl: TTL, data: { preference, exchange: exchange === '.' ? '' : exchange } });
+    } else if (question.type === 'A') for (const data of entry.A ?? []) answers.push({ type: 'A', name, ttl: TTL, data });
+    else if (question.type === 'AAAA') for (const data of entry.AAAA ?? []) answers.push({ type: 'AAAA', name, ttl: TTL, data });
+    return { rcode: 'NOERROR', answers };
+  }
+  return { rcode: 'SERVFAIL', answers: [] };
+}
+
+/** The UDP payload size the client announced in an EDNS OPT record, else 512. */
+function udpLimit(query: dnsPacket.Packet): number {
+  const opt = query.additionals?.find((record) => record.type === 'OPT');
+  const size = opt !== undefined && 'udpPayloadSize' in opt ? opt.udpPayloadSize : undefined;
+  return typeof size === 'number' && size > CLASSIC_UDP_LIMIT ? size : CLASSIC_UDP_LIMIT;
+}
+
+export async function startDnsServer(zone: Zone, options: { delayMs?: number } = {}): Promise<RigDnsServer> {
+  const queries: RigDnsServer['queries'] = [];
+
+  /** The response to one query message, or undefined to stay silent. */
+  const respond = (message: Buffer, transport: 'udp' | 'tcp'): Buffer | undefined => {
+    const query = dnsPacket.decode(message);
+    const question = query.questions?.[0];
+    if (question === undefined) return undefined;
+    queries.push({ name: question.name.toLowerCase(), type: question.type, transport });
+    const found = answersFor(zone, question);
+    if (found === 'silent') return undefined;
+    // dns-packet encodes the rcode only from the low flag bits.
+    const flags = dnsPacket.AUTHORITATIVE_ANSWER | ((query.flags ?? 0) & dnsPacket.RECURSION_DESIRED) | RCODE[found.rcode];
+    const full = dnsPacket.encode({ id: query.id, type: 'response', flags, questions: query.questions, answers: found.answers });
+    const forceTruncate = zone[question.name.toLowerCase()]?.truncate === true;
+    if (transport === 'tcp' || (!forceTruncate && full.length <= udpLimit(query))) return full;
+    return dnsPacket.encode({
       id: query.id,
       type: 'response',
-      // dns-packet encodes the rcode only from the low flag bits.
-      flags: dnsPacket.AUTHORITATIVE_ANSWER | ((query.flags ?? 0) & dnsPacket.RECURSION_DESIRED) | RCODE[rcode],
+      flags: flags | dnsPacket.TRUNCATED_RESPONSE,
       questions: query.questions,
-      answers,
+      answers: [],
     });
-    setTimeout(() => socket.send(response, remote.port, remote.address), options.delayMs ?? 0);
-  });
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  return {
-    address: `127.0.0.1:${socket.address().port}`,
-    queries,
-    close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
   };
+  const later = (send: () => void) => setTimeout(send, options.delayMs ?? 0);
+
+  const { udp, tcp } = await listenOnOnePort(
+    (udpSocket) =>
+      udpSocket.on('message', (message, remote) => {
+        const response = respond(message, 'udp');
+        if (response !== undefined) later(() => udpSocket.send(response, remote.port, remote.address));
+      }),
+    (connection) => {
+      connection.on('error', () => {});
+      let buffer = Buffer.alloc(0);
+      connection.on('data', (chunk: Buffer) => {
+        buffer = Buffer.concat([buffer, chunk]);
+        // RFC 1035 §4.2.2: each message is preceded by its two-byte length.
+        while (buffer.length >= 2 && buffer.length >= 2 + buffer.readUInt16BE(0)) {
+          const message = buffer.subarray(2, 2 + buffer.readUInt16BE(0));
+          buffer = buffer.subarray(2 + message.length);
+          const response = respond(message, 'tcp');
+          if (response === undefined) continue;
+          const length = Buffer.alloc(2);
+          length.writeUInt16BE(response.length);
+          later(() => connection.writable && connection.write(Buffer.concat([length, response])));
+        }
+      });
+    },
+  );
+  const port = udp.address().port;
+  return {
+    address: `127.0.0.1:${port}`,
+    queries,
+    close: async () => {
+      await new Promise<void>((resolve) => udp.close(() => resolve()));
+      tcp.closeAllConnections?.();
+      await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    },
+  };
+}
+
+/** A UDP socket and a TCP server on the same free port of 127.0.0.1. */
+async function listenOnOnePort(
+  onUdp: (socket: UdpSocket) => void,
+  onTcp: (connection: net.Socket) => void,
+): Promise<{ udp: UdpSocket; tcp: net.Server & { closeAllConnections?: () => void } }> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const udp = createSocket('udp4');
+    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
+    const connections = new Set<net.Socket>();
+    const tcp = Object.assign(
+      net.createServer((connection) => {
+        connections.add(connection);
+        connection.on('close', () => connections.delete(connection));
+        onTcp(connection);
+      }),
+      { closeAllConnections: () => connections.forEach((connection) => connection.destroy()) },
+    );
+    const listening = await new Promise<boolean>((resolve) => {
+      tcp.once('error', () => resolve(false));
+      tcp.listen(udp.address().port, '127.0.0.1', () => resolve(true));
+    });
+    if (listening) {
+      onUdp(udp);
+      return { udp, tcp };
+    }
+    await new Promise<void>((resolve) => udp.close(() => resolve()));
+  }
+  throw new Error('no port free for both UDP and TCP');
 }

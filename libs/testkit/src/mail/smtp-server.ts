@@ -2,11 +2,13 @@
  * Scripted SMTP server for tests and benchmarks. Each behaviour is one real mail servers show.
  * Several run on 127.0.0.2, 127.0.0.3, ... on ONE port, since the verifier probes a single port.
  */
-import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import net from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as sleep } from 'node:timers/promises';
 import tls from 'node:tls';
+import { rigCertificate } from './certificate.ts';
+
+export { rigCertificate, selfSignedCertificate } from './certificate.ts';
 
 /** `text` may start with an enhanced code; `\n` in it makes a multi-line reply. */
 export interface RigReply {
@@ -24,8 +26,12 @@ export interface SmtpServerScript {
   refuse?: 'close' | 'reset';
   /** Default `220 <hostname> ESMTP`; any other code closes the connection after it (like 421). */
   banner?: RigReply;
-  /** Never answer at that stage, or answer `delayMs` late. */
-  tarpit?: { at: RigStage; delayMs?: number };
+  /**
+   * Never answer at that stage, or answer `delayMs` late: counted from each command's arrival
+   * (pipelined replies overlap), or with `serial` one after the other (a server that sleeps
+   * before each answer, so pipelined replies come `delayMs` apart).
+   */
+  tarpit?: { at: RigStage; delayMs?: number; serial?: boolean };
   /** `reject`: EHLO gets `500 5.5.1`, only HELO works. */
   ehlo?: 'accept' | 'reject';
   pipelining?: boolean; // default true
@@ -52,6 +58,23 @@ export interface SmtpServerScript {
   replyDelayMs?: number;
   /** Default replyDelayMs. */
   bannerDelayMs?: number;
+  /**
+   * A greeting pause, as Postfix's postscreen makes: `220-` at once, the final `220 ` line this
+   * much later. A client that sends anything before the final line gets `521 5.5.1` and is cut.
+   */
+  greetingPauseMs?: number;
+  /** The first `connections` connections get this at the greeting (default `421 4.7.0 ... try again later`), then are closed. */
+  greetingTempfail?: { connections: number; reply?: RigReply };
+  /** Anti-harvesting: after this many refused RCPTs in one connection, the next RCPT gets `reply` (default 421 4.7.0) and the connection is closed. */
+  harvestGuard?: { afterRejections: number; reply?: RigReply };
+  /** Anti-harvesting: each RCPT reply waits this long times the RCPTs refused so far in the connection, one after the other (a server that sleeps before it answers). */
+  slowdown?: { perRejectionMs: number };
+  /** Reply to RCPT for a mailbox that does not exist (default Postfix's `550 5.1.1 ... User unknown`). */
+  unknownReply?: RigReply;
+  /** Domains this server takes mail for; RCPTs to others get `relayReply` (a host that is not the domain's mail server). Default: all. */
+  localDomains?: string[];
+  /** Default `553 sorry, that domain isn't in my list of allowed recipient hosts`. */
+  relayReply?: RigReply;
 }
 
 export interface TranscriptEntry {
@@ -73,6 +96,11 @@ export interface RigSmtpServer {
   readonly transactions: number;
   readonly open: number;
   readonly maxOpen: number;
+  /** RCPT commands received (read from the socket), and RCPT commands answered. */
+  readonly rcptReceived: number;
+  readonly rcptAnswered: number;
+  /** Connections that spoke before the final greeting line. */
+  readonly earlyTalkers: number;
   /** Every command line received, per connection. */
   readonly commands: string[][];
   readonly transcripts: TranscriptEntry[][];
@@ -86,7 +114,7 @@ export async function startSmtpServer(options: SmtpServerScript & { host: string
   const { host, port, ...script } = options;
   const sockets = new Set<net.Socket>();
   const greylist = new Map<string, number>();
-  const stats = { connections: 0, sessions: 0, transactions: 0, open: 0, maxOpen: 0 };
+  const stats = { connections: 0, sessions: 0, transactions: 0, open: 0, maxOpen: 0, rcptReceived: 0, rcptAnswered: 0, earlyTalkers: 0 };
   const commands: string[][] = [];
   const transcripts: TranscriptEntry[][] = [];
   const rig = {
@@ -110,6 +138,15 @@ export async function startSmtpServer(options: SmtpServerScript & { host: string
     get maxOpen() {
       return stats.maxOpen;
     },
+    get rcptReceived() {
+      return stats.rcptReceived;
+    },
+    get rcptAnswered() {
+      return stats.rcptAnswered;
+    },
+    get earlyTalkers() {
+      return stats.earlyTalkers;
+    },
     close: (): Promise<void> =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
@@ -131,7 +168,13 @@ export async function startSmtpServer(options: SmtpServerScript & { host: string
     const log: TranscriptEntry[] = [];
     transcripts.push(log);
     commands.push([]);
-    new RigConnection(socket, rig.script, { log, commands: commands[commands.length - 1] ?? [], greylist, stats });
+    new RigConnection(socket, rig.script, {
+      log,
+      commands: commands[commands.length - 1] ?? [],
+      greylist,
+      stats,
+      index: stats.connections,
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -165,10 +208,17 @@ interface ConnectionContext {
   log: TranscriptEntry[];
   commands: string[];
   greylist: Map<string, number>;
-  stats: { sessions: number; transactions: number };
+  stats: { sessions: number; transactions: number; rcptReceived: number; rcptAnswered: number; earlyTalkers: number };
+  /** 1 for the server's first connection. */
+  index: number;
 }
 
-type Action = { reply: RigReply } | { close: true } | { tls: 'ok' | 'broken' };
+/** `rcpt` marks the answer to a RCPT command (counted in `rcptAnswered`). */
+type Action =
+  | { reply: RigReply; rcpt?: true; /** more lines of this reply follow later (`220-`) */ continues?: true }
+  | { close: true }
+  | { tls: 'ok' | 'broken' }
+  | { greeted: true };
 
 /** One connection: commands are handled when they arrive; their replies go out in order, each when due. */
 class RigConnection {
@@ -185,6 +235,10 @@ class RigConnection {
   private sender: string | undefined;
   private utf8 = false;
   private rcptCount = 0;
+  /** RCPTs refused (4xx/5xx) in this connection, for the harvest guards. */
+  private refusals = 0;
+  /** False while a greeting pause lasts: talking then is refused. */
+  private greetingSent = true;
   private readonly name: string;
 
   constructor(
@@ -201,11 +255,24 @@ class RigConnection {
       return;
     }
     socket.on('data', this.onData);
-    const banner = script.banner ?? { code: 220, text: `${this.name} ESMTP rig` };
-    this.schedule(Date.now(), 'banner', script.bannerDelayMs, [
-      { reply: banner },
-      ...(banner.code === 220 ? [] : [{ close: true } as const]),
-    ]);
+    const tempfail = script.greetingTempfail;
+    const banner =
+      tempfail !== undefined && ctx.index <= tempfail.connections
+        ? (tempfail.reply ?? { code: 421, text: `4.7.0 ${this.name} Service not available, try again later` })
+        : (script.banner ?? { code: 220, text: `${this.name} ESMTP rig` });
+    if (script.greetingPauseMs !== undefined && banner.code === 220) this.pausedGreeting(banner, script.greetingPauseMs);
+    else
+      this.schedule(Date.now(), 'banner', script.bannerDelayMs, [
+        { reply: banner },
+        ...(banner.code === 220 ? [] : [{ close: true } as const]),
+      ]);
+  }
+
+  /** `220-` at once, the final `220 ` line after the pause; whoever talks in between is refused. */
+  private pausedGreeting(banner: RigReply, pauseMs: number): void {
+    this.greetingSent = false;
+    this.schedule(Date.now(), undefined, 0, [{ reply: { code: 220, text: `${this.name} ESMTP greeting pause` }, continues: true }]);
+    this.schedule(Date.now(), 'banner', pauseMs, [{ reply: banner }, { greeted: true }]);
   }
 
   private readonly onData = (chunk: Buffer): void => {
@@ -218,6 +285,7 @@ class RigConnection {
       const line = this.buffer.slice(0, nl).replace(/\r$/, '');
       this.buffer = this.buffer.slice(nl + 1);
       this.record(line);
+      if (!this.greetingSent) return this.refuseEarlyTalker();
       if (line.length > MAX_LINE) this.schedule(Date.now(), undefined, undefined, [{ reply: { code: 500, text: '5.5.2 Line too long' } }]);
       else this.handle(line);
     }
@@ -227,6 +295,15 @@ class RigConnection {
       this.buffer = '';
     }
   };
+
+  private refuseEarlyTalker(): void {
+    this.ctx.stats.earlyTalkers++;
+    // The pending greeting is dropped with the connection (its sleep ends when the socket closes).
+    this.socket.off('data', this.onData);
+    void this.perform({ reply: { code: 521, text: '5.5.1 Protocol error: talking before the greeting' } }).then(() =>
+      this.perform({ close: true }),
+    );
+  }
 
   private record(line: string): void {
     this.ctx.commands.push(line);
@@ -257,8 +334,16 @@ class RigConnection {
       }
       case 'MAIL':
         return answer('mail', ...this.mail(line));
-      case 'RCPT':
-        return answer('rcpt', ...this.rcpt(line));
+      case 'RCPT': {
+        this.ctx.stats.rcptReceived++;
+        const actions = this.rcpt(line);
+        const slow = this.script.slowdown === undefined ? 0 : this.refusals * this.script.slowdown.perRejectionMs;
+        const tarpit = this.script.tarpit;
+        const serial = tarpit?.at === 'rcpt' && tarpit.serial === true ? (tarpit.delayMs ?? 0) : 0;
+        const refused = actions.some((a) => 'reply' in a && a.reply.code >= 400);
+        if (refused) this.refusals++;
+        return this.schedule(now, serial > 0 ? undefined : 'rcpt', undefined, actions, slow + serial);
+      }
       case 'RSET':
         this.sender = undefined;
         return answer(undefined, reply(250, '2.0.0 OK'));
@@ -310,20 +395,26 @@ class RigConnection {
 
   private rcpt(line: string): Action[] {
     const m = /^RCPT TO:<([^>]*)>/i.exec(line);
-    const r = (code: number, text: string): Action[] => [{ reply: { code, text } }];
+    const r = (code: number, text: string): Action[] => [{ reply: { code, text }, rcpt: true }];
+    const s = this.script;
     if (this.sender === undefined) return r(503, '5.5.1 Need MAIL command');
     if (!m) return r(501, '5.5.4 Syntax: RCPT TO:<address>');
     const address = (m[1] ?? '').toLowerCase();
     this.rcptCount++;
-    if (this.script.dropAfterRcpts !== undefined && this.rcptCount > this.script.dropAfterRcpts) return [{ close: true }];
-    if (this.script.maxRecipients !== undefined && this.rcptCount > this.script.maxRecipients) return r(452, '4.5.3 Too many recipients');
+    if (s.dropAfterRcpts !== undefined && this.rcptCount > s.dropAfterRcpts) return [{ close: true }];
+    if (s.harvestGuard !== undefined && this.refusals >= s.harvestGuard.afterRejections) {
+      const reply = s.harvestGuard.reply ?? { code: 421, text: '4.7.0 Too many invalid recipients, closing connection' };
+      return [{ reply, rcpt: true }, { close: true }];
+    }
+    if (s.maxRecipients !== undefined && this.rcptCount > s.maxRecipients) return r(452, '4.5.3 Too many recipients');
     if (/[^\u0020-\u007e]/.test(address) && !this.utf8) return r(553, '5.6.7 Non-ASCII address needs SMTPUTF8');
-    if (this.script.rcptReply) return [{ reply: this.script.rcptReply }];
+    if (s.rcptReply) return [{ reply: s.rcptReply, rcpt: true }];
+    const domain = address.slice(address.lastIndexOf('@') + 1);
+    if (s.localDomains !== undefined && !s.localDomains.includes(domain))
+      return [{ reply: s.relayReply ?? { code: 553, text: "sorry, that domain isn't in my list of allowed recipient hosts" }, rcpt: true }];
     if (this.greylisted(address)) return r(451, '4.7.1 Greylisted, please try again later');
-    const behaviour =
-      this.script.mailboxes?.[address] ??
-      (this.script.users?.some((u) => u.toLowerCase() === address) || this.script.catchAll ? 'accept' : 'unknown');
-    return [{ reply: mailboxReply(behaviour, address) }];
+    const behaviour = s.mailboxes?.[address] ?? (s.users?.some((u) => u.toLowerCase() === address) || s.catchAll ? 'accept' : 'unknown');
+    return [{ reply: behaviour === 'unknown' && s.unknownReply ? s.unknownReply : mailboxReply(behaviour, address), rcpt: true }];
   }
 
   private greylisted(address: string): boolean {
@@ -335,13 +426,15 @@ class RigConnection {
     return first === undefined || (typeof g === 'object' && Date.now() - first < g.minDelayMs);
   }
 
-  private schedule(arrival: number, stage: RigStage | undefined, delayMs: number | undefined, actions: Action[]): void {
+  /** `serialMs` is slept after the previous reply went out (a server that sleeps before answering), on top of the due time. */
+  private schedule(arrival: number, stage: RigStage | undefined, delayMs: number | undefined, actions: Action[], serialMs = 0): void {
     const tarpit = stage && this.script.tarpit?.at === stage ? this.script.tarpit : undefined;
     const due = arrival + (delayMs ?? this.script.replyDelayMs ?? 0) + (tarpit?.delayMs ?? 0);
     const signal = this.done.signal;
     this.out = this.out
       .then(async () => {
         if (tarpit && tarpit.delayMs === undefined) await new Promise((resolve) => signal.addEventListener('abort', resolve));
+        if (serialMs > 0) await sleep(serialMs, undefined, { signal, ref: false });
         const wait = due - Date.now();
         if (wait > 0) await sleep(wait, undefined, { signal, ref: false });
         for (const action of actions) if (!signal.aborted && !this.closing) await this.perform(action);
@@ -352,9 +445,13 @@ class RigConnection {
   private async perform(action: Action): Promise<void> {
     if ('reply' in action) {
       const lines = action.reply.text.split('\n');
-      const text = lines.map((l, i) => `${action.reply.code}${i < lines.length - 1 ? '-' : ' '}${l}`);
+      const last = 'continues' in action ? lines.length : lines.length - 1;
+      const text = lines.map((l, i) => `${action.reply.code}${i < last ? '-' : ' '}${l}`);
       for (const line of text) this.ctx.log.push({ dir: 'out', line, at: Date.now(), tls: this.secure });
+      if (action.rcpt) this.ctx.stats.rcptAnswered++;
       this.socket.write(text.map((l) => `${l}\r\n`).join(''));
+    } else if ('greeted' in action) {
+      this.greetingSent = true;
     } else if ('close' in action) {
       this.closing = true;
       this.socket.end();
@@ -396,50 +493,4 @@ function mailboxReply(behaviour: MailboxBehaviour, address: string): RigReply {
     greylist: { code: 451, text: '4.7.1 Greylisted, please try again later' },
   };
   return replies[behaviour];
-}
-
-let certificate: { key: string; cert: string } | undefined;
-
-/** One self-signed certificate per process, made with node:crypto alone (no network, no openssl). */
-export function rigCertificate(): { key: string; cert: string } {
-  certificate ??= selfSignedCertificate('mx.rig.test');
-  return certificate;
-}
-
-function der(tag: number, ...parts: Buffer[]): Buffer {
-  const body = Buffer.concat(parts);
-  const n = body.length;
-  const length = n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : [0x82, n >> 8, n & 0xff];
-  return Buffer.concat([Buffer.from([tag, ...length]), body]);
-}
-
-function utcTime(date: Date): Buffer {
-  return der(0x17, Buffer.from(`${date.toISOString().replace(/[-:T]/g, '').slice(2, 14)}Z`));
-}
-
-/** A minimal X.509 v3 certificate (RFC 5280), ECDSA P-256 / SHA-256, no extensions. */
-export function selfSignedCertificate(commonName: string): { key: string; cert: string } {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const seq = (...parts: Buffer[]): Buffer => der(0x30, ...parts);
-  const ecdsaWithSha256 = seq(der(0x06, Buffer.from('2a8648ce3d040302', 'hex')));
-  const name = seq(der(0x31, seq(der(0x06, Buffer.from('550403', 'hex')), der(0x0c, Buffer.from(commonName)))));
-  const day = 86_400_000;
-  const tbs = seq(
-    der(0xa0, der(0x02, Buffer.from([2]))),
-    der(0x02, Buffer.concat([Buffer.from([0x01]), randomBytes(8)])),
-    ecdsaWithSha256,
-    name,
-    seq(utcTime(new Date(Date.now() - day)), utcTime(new Date(Date.now() + 365 * day))),
-    name,
-    publicKey.export({ type: 'spki', format: 'der' }),
-  );
-  const signature = der(0x03, Buffer.from([0]), sign('sha256', tbs, privateKey));
-  const body =
-    seq(tbs, ecdsaWithSha256, signature)
-      .toString('base64')
-      .match(/.{1,64}/g) ?? [];
-  return {
-    key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    cert: `-----BEGIN CERTIFICATE-----\n${body.join('\n')}\n-----END CERTIFICATE-----\n`,
-  };
 }

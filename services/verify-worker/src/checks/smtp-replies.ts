@@ -1,9 +1,34 @@
 /**
- * What a mail server's reply says about a mailbox: one table, read top to bottom, first match
- * wins. Reply code and RFC 3463 enhanced status first; the text only when they say too little.
+ * What one mail-server reply says: one table, read top to bottom, first match wins. The reply
+ * code and its RFC 3463 enhanced status decide first; the text only when they say too little,
+ * and then in several languages. Each rule names the evidence it read (`basis`), because the
+ * evidence rule (evidence.ts) trusts a meaning read from words less than one read from codes.
+ *
+ * Decisions:
+ * - 251 (will forward) is an acceptance: the server takes responsibility for delivery.
+ * - 252 (cannot verify, will try) proves nothing about the mailbox: `inconclusive`.
+ * - X.1.2 and "relaying denied" in any wording (`553 sorry, that domain isn't in my list of
+ *   allowed rcpthosts`) say the host is not this domain's mail server: `not_this_host`.
+ * - X.1.7 and X.1.8 refuse our envelope sender: a statement about the prober, not the mailbox.
+ * - "Access denied", "policy", "not authorized" are not read as anything: large hosted-mail
+ *   systems answer unknown recipients with `550 5.4.1 Recipient address rejected: Access denied`
+ *   while others ban an IP with `550 5.7.606 Access denied, banned sending IP`. The enhanced code
+ *   tells the ban; the evidence rule tells the unknown recipient.
  */
 export type RcptClass =
-  'accepted' | 'inconclusive' | 'rejected_unknown' | 'disabled' | 'full' | 'greylisted' | 'blocked' | 'temporary' | 'unknown';
+  | 'accepted'
+  | 'inconclusive'
+  | 'rejected_unknown'
+  | 'disabled'
+  | 'full'
+  | 'greylisted'
+  | 'temporary'
+  | 'blocked'
+  | 'not_this_host'
+  | 'unknown';
+
+/** Which part of the reply a rule read: the basic code, the enhanced status, the text, or nothing. */
+export type ReplyBasis = 'code' | 'enhanced' | 'text' | 'none';
 
 export interface Reply {
   code: number;
@@ -11,72 +36,159 @@ export interface Reply {
   text: string;
 }
 
+export interface ReplyMeaning {
+  class: RcptClass;
+  basis: ReplyBasis;
+  /** The rule that matched (its `when`), for tests and documentation. */
+  rule: string;
+}
+
 interface Rule {
   when: string;
+  basis: ReplyBasis;
   test: (reply: Reply) => boolean;
   class: RcptClass;
 }
 
-const enhanced = (pattern: RegExp) => (reply: Reply) => reply.enhanced !== undefined && pattern.test(reply.enhanced);
 const codeIn =
   (...codes: number[]) =>
   (reply: Reply) =>
     codes.includes(reply.code);
+const enhanced = (pattern: RegExp) => (reply: Reply) => reply.enhanced !== undefined && pattern.test(reply.enhanced);
+const transient = (reply: Reply) => reply.code >= 400 && reply.code < 500;
 const permanent = (reply: Reply) => reply.code >= 500 && reply.code < 600;
-const text = (pattern: RegExp) => (reply: Reply) => pattern.test(reply.text);
+const permanentText = (pattern: RegExp) => (reply: Reply) => permanent(reply) && pattern.test(reply.text);
 
-/** Texts that speak of the connecting client (our prober), not of the mailbox. */
-const ABOUT_THE_CLIENT =
-  /spamhaus|spamcop|barracuda|sorbs|blocklist|block list|blacklist|black list|listed (at|on|in)|\bblocked\b|\bbanned\b|client host|reverse dns|\bptr\b|your ip|ip address|poor reputation|access denied|not authorized|policy/i;
-const UNKNOWN_MAILBOX =
-  /user unknown|unknown user|no such (user|mailbox|recipient)|does ?n[o']t exist|not exist|mailbox (is )?unavailable|mailbox not found|recipient not found|invalid (recipient|mailbox|address)|recipient (address )?rejected|unrouteable|no mailbox|address rejected/i;
-const DISABLED = /disabled|deactivated|inactive|suspended|no longer (active|in use)|account (is )?closed/i;
-const FULL = /mailbox (is )?full|over ?quota|quota exceeded|insufficient storage|exceeded storage/i;
+const words = (...parts: string[]) => new RegExp(parts.join('|'), 'iu');
+
+/** The server does not take mail for this domain (it is not the domain's mail server). */
+const RELAY_DENIED = words(
+  'relay(ing)? (access )?(denied|not (permitted|allowed)|prohibited|refused)',
+  '(unable|not (permitted|allowed)) to relay',
+  'we do not relay',
+  'rcpthosts',
+  "(not|isn't|is not) in my list of allowed (recipient|rcpt) ?hosts",
+  'not a local (domain|recipient)',
+  'relais (non autorisé|refusé)',
+  'relaying verweigert|kein relay',
+);
+
+/** Texts that speak of the connecting client (our prober): blocklists, IP bans, reputation, reverse DNS. */
+const ABOUT_THE_CLIENT = words(
+  'spamhaus|spamcop|barracuda|sorbs|uceprotect|dnsbl|\\brbl\\b|block ?list|black ?list|listed (at|on|in)',
+  '\\bbanned\\b|\\bblocked\\b|\\bspam\\b',
+  'client host|sending ip|your ip|ip address|reverse dns|\\brdns\\b|\\bptr\\b|reputation',
+  'blockiert|ihre ip|ip-adresse|schwarze liste',
+  'bloqué|votre ip|adresse ip|liste noire',
+  'bloquead|su ip|seu ip|dirección ip|endereço ip|lista negra',
+  'bloccat|tuo ip|indirizzo ip|lista nera',
+  'geblokkeerd|uw ip|ip-adres|zwarte lijst',
+  'ваш ip|ip-адрес|черн(ый|ом) спис',
+);
+
+const DISABLED = words(
+  'disabled|deactivated|inactive|suspended|no longer (active|in use)|account (is |has been )?closed',
+  'deaktiviert|gesperrt|stillgelegt|nicht mehr aktiv',
+  'désactivé|suspendu|inactif',
+  'desactivad|desativad|suspendid|suspens|inactiv|inativ',
+  'disattivat|disabilitat|sospes|inattiv',
+  'gedeactiveerd|opgeschort',
+  'отключ|деактивирован',
+  'zablokowan|nieaktywn',
+);
+
+const FULL = words(
+  'mailbox (is )?full|over ?quota|quota exceeded|exceeded (its |the )?quota|insufficient storage|exceeded storage|storage (allocation|limit) exceeded',
+  'postfach (ist )?voll|speicher(platz)? (ist )?(voll|erschöpft|überschritten)|kontingent überschritten',
+  'boîte (aux lettres |mail )?(est )?pleine|quota dépassé',
+  'buzón (está )?lleno|cuota excedida|caixa (postal )?(está )?cheia|cota excedida',
+  'casella (è )?piena|quota superata',
+  'mailbox (is )?vol|quotum overschreden',
+  'переполнен|превышен',
+  'skrzynka (jest )?pełna',
+  '已满|空间不足|容量超過|いっぱい',
+);
+
+const UNKNOWN_MAILBOX = words(
+  'user unknown|unknown (user|recipient|mailbox|account|address|local part)|recipient unknown|no such (user|mailbox|recipient|address|account)',
+  "(does ?n[o']t|not) exist|mailbox (is )?unavailable|(mailbox|recipient|user|address|account) not found|invalid (recipient|mailbox|address|user)",
+  "unrouteable|no mailbox|not our customer|do(es)?n[o']?t have an? [\\w.-]+ account",
+  'unbekannt|existiert nicht|gibt es nicht|nicht vorhanden|ungültige[rs]? (empfänger|adresse|postfach)',
+  "inconnu|n'existe pas|introuvable|inexistant|adresse invalide",
+  'no existe|desconocid|inexistente|não existe|desconhecid|no encontrad|não encontrad',
+  'sconosciut|non esiste|non trovat',
+  'onbekend|bestaat niet|niet gevonden',
+  'nie istnieje|nieznan|neexistuje|neznám',
+  'okänd|finns inte|ukendt|findes ikke|ukjent|finnes ikke|tuntematon',
+  'bulunamadı|mevcut değil|bilinmeyen',
+  'не существует|неизвестн|нет такого|не найден|не існує|невідом',
+  '存在しません|存在しない|宛先不明|不存在|无此用户|無此用戶|존재하지 않',
+);
 
 export const RCPT_REPLY_TABLE: readonly Rule[] = [
-  { when: '250, 251: the server takes mail for this mailbox', test: codeIn(250, 251), class: 'accepted' },
-  { when: '252: cannot verify, will attempt delivery', test: codeIn(252), class: 'inconclusive' },
-  { when: '4.7.x: greylisting or rate limiting', test: enhanced(/^4\.7\./), class: 'greylisted' },
-  { when: '5.7.x: policy refusal of the client', test: enhanced(/^5\.7\./), class: 'blocked' },
+  { when: '250: the server takes mail for this mailbox', basis: 'code', test: codeIn(250), class: 'accepted' },
+  { when: '251: not local, the server will forward it', basis: 'code', test: codeIn(251), class: 'accepted' },
+  { when: '252: cannot verify, will attempt delivery', basis: 'code', test: codeIn(252), class: 'inconclusive' },
+  { when: 'X.2.2: mailbox full', basis: 'enhanced', test: enhanced(/^[45]\.2\.2$/), class: 'full' },
+  { when: '4.7.x: greylisting or rate limiting', basis: 'enhanced', test: enhanced(/^4\.7\./), class: 'greylisted' },
+  { when: '421, 450, 451: try again later', basis: 'code', test: codeIn(421, 450, 451), class: 'greylisted' },
+  { when: 'any other 4xx: a temporary condition of the server', basis: 'code', test: transient, class: 'temporary' },
   {
-    when: 'X.2.2 or 552: mailbox full',
-    test: (r) => enhanced(/^[45]\.2\.2$/)(r) || (r.code === 552 && r.enhanced === undefined),
+    when: '5.1.1, 5.1.3, 5.1.6, 5.1.10: no such mailbox (unknown, bad syntax, moved, not found)',
+    basis: 'enhanced',
+    test: enhanced(/^5\.1\.(1|3|6|10)$/),
+    class: 'rejected_unknown',
+  },
+  { when: '5.2.1: mailbox disabled', basis: 'enhanced', test: enhanced(/^5\.2\.1$/), class: 'disabled' },
+  { when: '5.1.2: the server takes no mail for this domain', basis: 'enhanced', test: enhanced(/^5\.1\.2$/), class: 'not_this_host' },
+  { when: '5.1.7, 5.1.8: our envelope sender is refused', basis: 'enhanced', test: enhanced(/^5\.1\.[78]$/), class: 'blocked' },
+  {
+    when: '5xx saying relaying is denied: the host is not this domain’s mail server',
+    basis: 'text',
+    test: permanentText(RELAY_DENIED),
+    class: 'not_this_host',
+  },
+  { when: '5.7.x: policy refusal of the client', basis: 'enhanced', test: enhanced(/^5\.7\./), class: 'blocked' },
+  {
+    when: '552 without enhanced status: storage exceeded',
+    basis: 'code',
+    test: (r) => r.code === 552 && r.enhanced === undefined,
     class: 'full',
   },
-  { when: 'X.2.1: mailbox disabled', test: enhanced(/^[45]\.2\.1$/), class: 'disabled' },
-  {
-    when: '550/551/553 with 5.1.x: no such mailbox',
-    test: (r) => codeIn(550, 551, 553)(r) && enhanced(/^5\.1\.\d+$/)(r),
-    class: 'rejected_unknown',
-  },
-  { when: '421, 450, 451: try again later', test: codeIn(421, 450, 451), class: 'greylisted' },
-  {
-    when: '5xx whose text speaks of the client (blocklists, policy)',
-    test: (r) => permanent(r) && text(ABOUT_THE_CLIENT)(r),
-    class: 'blocked',
-  },
-  { when: '5xx whose text says the mailbox is disabled', test: (r) => permanent(r) && text(DISABLED)(r), class: 'disabled' },
-  { when: '5xx whose text says the mailbox is full', test: (r) => permanent(r) && text(FULL)(r), class: 'full' },
+  { when: '5xx whose text speaks of the client', basis: 'text', test: permanentText(ABOUT_THE_CLIENT), class: 'blocked' },
+  { when: '5xx whose text says the mailbox is disabled', basis: 'text', test: permanentText(DISABLED), class: 'disabled' },
+  { when: '5xx whose text says the mailbox is full', basis: 'text', test: permanentText(FULL), class: 'full' },
   {
     when: '5xx whose text says the mailbox does not exist',
-    test: (r) => permanent(r) && text(UNKNOWN_MAILBOX)(r),
+    basis: 'text',
+    test: permanentText(UNKNOWN_MAILBOX),
     class: 'rejected_unknown',
   },
-  // A bare 550 proves nothing about the mailbox (servers use it for policy too): not undeliverable.
-  { when: 'any other 5xx', test: permanent, class: 'unknown' },
-  { when: 'any other 4xx', test: (r) => r.code >= 400 && r.code < 500, class: 'temporary' },
+  // A bare 550 proves nothing by itself (servers use it for policy too); the evidence rule may.
+  { when: 'any other 5xx: a refusal that does not say why', basis: 'none', test: permanent, class: 'unknown' },
 ];
 
-export function classifyRcptReply(reply: Reply): RcptClass {
-  return RCPT_REPLY_TABLE.find((rule) => rule.test(reply))?.class ?? 'unknown';
+const UNMATCHED: ReplyMeaning = { class: 'unknown', basis: 'none', rule: 'not a reply to RCPT' };
+
+export function readRcptReply(reply: Reply): ReplyMeaning {
+  const rule = RCPT_REPLY_TABLE.find((candidate) => candidate.test(reply));
+  return rule === undefined ? UNMATCHED : { class: rule.class, basis: rule.basis, rule: rule.when };
 }
 
+export function classifyRcptReply(reply: Reply): RcptClass {
+  return readRcptReply(reply).class;
+}
+
+/** A refusal of the RCPT: permanent (5xx) or temporary (4xx). */
+export const isRefusal = (reply: Reply): boolean => reply.code >= 400 && reply.code < 600;
+
 /**
- * A reply that ended the session before RCPT (banner, EHLO, MAIL FROM): it speaks of the
- * prober or of the server's state, never of a mailbox.
+ * A reply that ended the session before any RCPT was answered (greeting, EHLO, MAIL FROM, or a
+ * 421 in place of a RCPT reply): it speaks of the prober or of the server's state, never of a
+ * mailbox. 4xx: come back later. 5xx: this server refuses the prober.
  */
 export function classifySessionReply(reply: Reply): 'blocked' | 'greylisted' | 'unknown' {
-  if (reply.code >= 400 && reply.code < 500) return 'greylisted';
-  if (reply.code === 554 || enhanced(/^5\.7\./)(reply) || text(ABOUT_THE_CLIENT)(reply)) return 'blocked';
+  if (transient(reply)) return 'greylisted';
+  if (permanent(reply)) return 'blocked';
   return 'unknown';
 }

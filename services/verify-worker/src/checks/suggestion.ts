@@ -1,15 +1,28 @@
 /**
  * Typo suggestions for popular providers and TLDs (mailcheck's algorithm). Conservative: never
- * for a domain that is itself a known provider, and only to a domain that is.
+ * for a domain that is itself a known provider, and only to a domain that is. The algorithm
+ * reads the domain alone, so the suggestion is a domain; the caller pairs it with the entry's
+ * own local part (and may compute it once per domain: it costs CPU time).
  */
 import spellChecker from '@zootools/email-spell-checker';
 import { isFreeProvider } from './domain-lists.ts';
 
 const POPULAR = new Set(spellChecker.POPULAR_DOMAINS);
 
-export function suggestAddress(local: string, domain: string): string | undefined {
+export function suggestDomain(domain: string): string | undefined {
   if (POPULAR.has(domain) || isFreeProvider(domain)) return undefined;
-  const suggestion = spellChecker.run({ email: `${local}@${domain}` });
+  let suggestion: { domain: string } | undefined;
+  try {
+    suggestion = spellChecker.run({ email: `x@${domain}` });
+  } catch {
+    // The library URI-encodes its input; a suggestion is never worth failing an entry for.
+    return undefined;
+  }
   if (suggestion === undefined || suggestion.domain === domain) return undefined;
-  return POPULAR.has(suggestion.domain) || isFreeProvider(suggestion.domain) ? `${local}@${suggestion.domain}` : undefined;
+  return POPULAR.has(suggestion.domain) || isFreeProvider(suggestion.domain) ? suggestion.domain : undefined;
+}
+
+export function suggestAddress(local: string, domain: string): string | undefined {
+  const suggested = suggestDomain(domain);
+  return suggested === undefined ? undefined : `${local}@${suggested}`;
 }

@@ -6,7 +6,10 @@
  * invalid on purpose. Both are vanishingly rare in real lists, quoted forms are the usual vehicle
  * for smuggling spaces and command text into SMTP, and IP literals would bypass MX lookup and the
  * private-address guard. Nothing that passes can contain CR, LF, NUL, `<`, `>`, a space or any
- * control character, so an address can never inject a second SMTP command.
+ * control character, so an address can never inject a second SMTP command. Any string at all is
+ * an input: lone surrogates, format characters (right-to-left and other bidi marks, zero-width
+ * characters, the BOM), private-use and unassigned code points fail as `forbidden_char`, so
+ * nothing downstream (IDN conversion, the typo suggester, SMTP) ever sees them.
  */
 import { domainToASCII, domainToUnicode } from 'node:url';
 
@@ -30,9 +33,9 @@ export interface SyntaxFailure {
 }
 
 const LIMITS = { local: 64, domain: 253, path: 254, input: 1_000 };
-// Control characters (C0, DEL, C1), angle brackets and whitespace of any script.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f<>\s\u200b\u2028\u2029\ufeff]/u;
+// Unicode "other" (controls, format and bidi marks, lone surrogates, private use, unassigned),
+// separators and whitespace of any script, angle brackets.
+const FORBIDDEN = /[\p{C}\p{Z}\s<>]/u;
 // atext of RFC 5322 plus any non-ASCII character (RFC 6531), dot-separated.
 const ATOM = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~\\-\\u0080-\\u{10FFFF}]+";
 const DOT_ATOM = new RegExp(`^${ATOM}(?:\\.${ATOM})*$`, 'u');

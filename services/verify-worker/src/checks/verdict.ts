@@ -8,13 +8,19 @@
  * disposable domain is still undeliverable); then disposable; then catch-all. An accepted role
  * mailbox is `risky`/`role_account`: it receives mail, but list cleaners and sending providers
  * treat function mailboxes as poor recipients. A catch-all probe that could not be answered
- * leaves an accepted mailbox `risky`/`accept_all`: the acceptance may mean nothing.
+ * leaves an accepted mailbox `risky`/`accept_all`: the acceptance may mean nothing. A host that
+ * does not take mail for the domain (relaying denied) is `risky`/`no_connect`: no mail server of
+ * the domain could be asked. `checks.smtp` is `null` when no server was asked about the mailbox.
  */
 import type { Reason, Verdict } from '@svc/contracts';
 import type { RcptClass } from './smtp-replies.ts';
 
 export type DnsOutcome = 'ok' | 'nxdomain' | 'null_mx' | 'no_mail_host' | 'temp_error' | 'timeout';
-export type SmtpOutcome = RcptClass | 'timeout' | 'no_connect' | 'not_probed' | 'needs_smtputf8' | 'error';
+/**
+ * `no_target`: every address of the domain's mail hosts was refused by the private-address guard.
+ * `needs_smtputf8`: a UTF-8 local part and no server offering SMTPUTF8, so it was never sent.
+ */
+export type SmtpOutcome = RcptClass | 'timeout' | 'no_connect' | 'no_target' | 'not_probed' | 'needs_smtputf8' | 'error';
 
 export interface AddressFacts {
   syntaxOk: boolean;
@@ -30,8 +36,11 @@ export interface AddressFacts {
 export interface Decision {
   verdict: Verdict;
   reason: Reason;
-  smtp: 'accepted' | 'rejected' | 'unknown';
+  smtp: 'accepted' | 'rejected' | 'unknown' | null;
 }
+
+/** Outcomes where no mail server was asked about this mailbox. */
+const NOT_ASKED = new Set<SmtpOutcome>(['not_probed', 'no_target', 'needs_smtputf8']);
 
 const RISKY_SMTP: Partial<Record<SmtpOutcome, Reason>> = {
   full: 'mailbox_full',
@@ -40,12 +49,19 @@ const RISKY_SMTP: Partial<Record<SmtpOutcome, Reason>> = {
   blocked: 'smtp_blocked',
   timeout: 'timeout',
   no_connect: 'no_connect',
+  no_target: 'no_connect',
+  not_this_host: 'no_connect',
   inconclusive: 'accept_all',
 };
 
+function smtpCheck(facts: AddressFacts): Decision['smtp'] {
+  if (!facts.syntaxOk || facts.dns !== 'ok' || NOT_ASKED.has(facts.smtp)) return null;
+  if (facts.smtp === 'accepted') return 'accepted';
+  return facts.smtp === 'rejected_unknown' || facts.smtp === 'disabled' ? 'rejected' : 'unknown';
+}
+
 export function decide(facts: AddressFacts): Decision {
-  const smtp =
-    facts.smtp === 'accepted' ? 'accepted' : facts.smtp === 'rejected_unknown' || facts.smtp === 'disabled' ? 'rejected' : 'unknown';
+  const smtp = smtpCheck(facts);
   const verdict = (verdict: Verdict, reason: Reason): Decision => ({ verdict, reason, smtp });
   if (!facts.syntaxOk) return verdict('undeliverable', 'invalid_syntax');
   if (facts.dns === 'nxdomain' || facts.dns === 'null_mx' || facts.dns === 'no_mail_host')

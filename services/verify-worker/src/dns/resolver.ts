@@ -1,19 +1,38 @@
 /**
  * Mail-host lookups (RFC 5321 §5.1, RFC 7505) over node's c-ares resolver, which takes
- * `host:port` servers (VERIFY_DNS_SERVERS) and tells NXDOMAIN, NODATA and SERVFAIL apart.
- * A temporary failure is never taken for a missing domain. Answers are cached (address records
- * for their TTL; MX answers, whose TTL c-ares does not report, for a bounded time) and
- * concurrent identical lookups share one query.
+ * `host:port` servers (VERIFY_DNS_SERVERS), tells NXDOMAIN, NODATA, SERVFAIL and timeouts apart,
+ * follows CNAME chains in answers and asks again over TCP when a UDP answer comes truncated.
+ *
+ * Rules, as deployed mail servers apply them:
+ * - A null MX (`MX 0 .`) anywhere in the set: the domain takes no mail; no host is tried.
+ * - MX hosts by preference; a host whose name does not resolve (NXDOMAIN, no address) is skipped.
+ *   When none resolves the domain has no mail host; when those left failed temporarily
+ *   (SERVFAIL, timeout), it is a temporary failure, never a missing domain.
+ * - No MX records: the domain's own address records are its implicit MX.
+ * Answers are cached (address records for their TTL; MX answers, whose TTL c-ares does not
+ * report, for a bounded time) and concurrent identical lookups share one query.
  */
 import { Resolver } from 'node:dns/promises';
 
+export interface MailHost {
+  name: string;
+  addresses: string[];
+}
+
 export type MailHostsLookup =
-  | { kind: 'mx'; hosts: string[] }
-  | { kind: 'implicit'; hosts: string[] }
+  /** `names`: every MX name by preference; `hosts`: those that resolved, in the same order. */
+  | { kind: 'mx'; names: string[]; hosts: MailHost[] }
+  | { kind: 'implicit'; names: string[]; hosts: MailHost[] }
   | { kind: 'null_mx' }
   | { kind: 'nxdomain' }
-  | { kind: 'no_mail_host' }
-  | { kind: 'temp_error'; detail: string };
+  | { kind: 'no_mail_host'; names: string[] }
+  /** `names`: the MX answer came, the hosts' addresses did not. */
+  | { kind: 'temp_error'; detail: string; names?: string[] }
+  | { kind: 'timeout'; names?: string[] };
+
+type MxAnswer = { kind: 'mx'; names: string[] } | { kind: 'null_mx' } | { kind: 'nxdomain' } | { kind: 'nodata' } | Failure;
+type AddressAnswer = { kind: 'ok'; addresses: string[] } | { kind: 'none' } | Failure;
+type Failure = { kind: 'temp_error'; detail: string } | { kind: 'timeout' };
 
 export interface ResolverOptions {
   servers?: string[];
@@ -25,73 +44,34 @@ export interface ResolverOptions {
 }
 
 const NEGATIVE_CACHE_SECONDS = 60;
-const code = (error: unknown) => (error as { code?: string }).code ?? 'UNKNOWN';
+const code = (error: unknown) => (error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN');
 const isAbsent = (error: unknown) => code(error) === 'ENOTFOUND' || code(error) === 'ENODATA';
+const failure = (error: unknown): Failure =>
+  code(error) === 'ETIMEOUT' ? { kind: 'timeout' } : { kind: 'temp_error', detail: code(error) };
+const isNullMx = (exchange: string) => exchange === '' || exchange === '.';
 
-export class DnsResolver {
-  private readonly resolver: Resolver;
-  private readonly cache = new Map<string, { value: unknown; expiresAt: number }>();
-  private readonly inFlight = new Map<string, Promise<unknown>>();
-  private readonly now: () => number;
+/** Answers of one record type: cached for their TTL, and one query shared by concurrent askers. */
+class AnswerCache<T extends { kind: string }> {
+  private readonly entries = new Map<string, { value: T; expiresAt: number }>();
+  private readonly inFlight = new Map<string, Promise<T>>();
 
-  constructor(private readonly options: ResolverOptions) {
-    this.resolver = new Resolver({ timeout: Math.max(1, Math.floor(options.timeoutMs / 2)), tries: 2 });
-    if (options.servers !== undefined && options.servers.length > 0) this.resolver.setServers(options.servers);
-    this.now = options.now ?? Date.now;
-  }
+  constructor(
+    private readonly type: 'MX' | 'A',
+    private readonly now: () => number,
+    private readonly onLookup: ResolverOptions['onLookup'],
+  ) {}
 
-  lookupMailHosts(domain: string): Promise<MailHostsLookup> {
-    return this.cached(`mx:${domain}`, 'MX', async () => {
-      try {
-        const records = await this.resolver.resolveMx(domain);
-        if (records.length === 1 && (records[0]!.exchange === '' || records[0]!.exchange === '.'))
-          return { value: { kind: 'null_mx' }, ttl: this.options.mxCacheSeconds };
-        const hosts = records
-          .filter((record) => record.exchange !== '' && record.exchange !== '.')
-          .sort((a, b) => a.priority - b.priority || a.exchange.localeCompare(b.exchange))
-          .map((record) => record.exchange.toLowerCase());
-        return { value: { kind: 'mx', hosts }, ttl: this.options.mxCacheSeconds };
-      } catch (error) {
-        if (code(error) === 'ENOTFOUND') return { value: { kind: 'nxdomain' }, ttl: NEGATIVE_CACHE_SECONDS };
-        if (code(error) !== 'ENODATA') return { value: { kind: 'temp_error', detail: code(error) }, ttl: 0 };
-      }
-      // No MX records: the domain's own address records are its implicit MX (RFC 5321 §5.1).
-      const addresses = await this.lookupAddresses(domain);
-      if (addresses.kind === 'ok') return { value: { kind: 'implicit', hosts: [domain] }, ttl: this.options.mxCacheSeconds };
-      if (addresses.kind === 'temp_error') return { value: { kind: 'temp_error', detail: addresses.detail }, ttl: 0 };
-      return { value: { kind: 'no_mail_host' }, ttl: NEGATIVE_CACHE_SECONDS };
-    }) as Promise<MailHostsLookup>;
-  }
-
-  lookupAddresses(host: string): Promise<{ kind: 'ok'; addresses: string[] } | { kind: 'none' } | { kind: 'temp_error'; detail: string }> {
-    return this.cached(`a:${host}`, 'A', async () => {
-      const [v4, v6] = await Promise.allSettled([this.resolver.resolve4(host, { ttl: true }), this.resolver.resolve6(host, { ttl: true })]);
-      const records = [...(v4.status === 'fulfilled' ? v4.value : []), ...(v6.status === 'fulfilled' ? v6.value : [])];
-      if (records.length > 0) {
-        return {
-          value: { kind: 'ok', addresses: records.map((record) => record.address) },
-          ttl: Math.min(...records.map((record) => record.ttl)),
-        };
-      }
-      const failure = [v4, v6].find((result) => result.status === 'rejected' && !isAbsent(result.reason));
-      if (failure !== undefined && failure.status === 'rejected')
-        return { value: { kind: 'temp_error', detail: code(failure.reason) }, ttl: 0 };
-      return { value: { kind: 'none' }, ttl: NEGATIVE_CACHE_SECONDS };
-    }) as Promise<{ kind: 'ok'; addresses: string[] } | { kind: 'none' } | { kind: 'temp_error'; detail: string }>;
-  }
-
-  private async cached(key: string, type: 'MX' | 'A', load: () => Promise<{ value: unknown; ttl: number }>): Promise<unknown> {
-    const hit = this.cache.get(key);
+  async get(key: string, load: () => Promise<{ value: T; ttl: number }>): Promise<T> {
+    const hit = this.entries.get(key);
     if (hit !== undefined && hit.expiresAt > this.now()) {
-      this.options.onLookup?.(type, 'hit');
+      this.onLookup?.(this.type, 'hit');
       return hit.value;
     }
     const pending = this.inFlight.get(key);
     if (pending !== undefined) return pending;
     const loading = load().then(({ value, ttl }) => {
-      const failed = (value as { kind: string }).kind === 'temp_error';
-      this.options.onLookup?.(type, failed ? 'error' : 'miss');
-      if (ttl > 0) this.cache.set(key, { value, expiresAt: this.now() + ttl * 1_000 });
+      this.onLookup?.(this.type, value.kind === 'temp_error' || value.kind === 'timeout' ? 'error' : 'miss');
+      if (ttl > 0) this.entries.set(key, { value, expiresAt: this.now() + ttl * 1_000 });
       return value;
     });
     this.inFlight.set(key, loading);
@@ -100,5 +80,72 @@ export class DnsResolver {
     } finally {
       this.inFlight.delete(key);
     }
+  }
+}
+
+export class DnsResolver {
+  private readonly resolver: Resolver;
+  private readonly mxAnswers: AnswerCache<MxAnswer>;
+  private readonly addressAnswers: AnswerCache<AddressAnswer>;
+
+  constructor(private readonly options: ResolverOptions) {
+    this.resolver = new Resolver({ timeout: Math.max(1, Math.floor(options.timeoutMs / 2)), tries: 2 });
+    if (options.servers !== undefined && options.servers.length > 0) this.resolver.setServers(options.servers);
+    const now = options.now ?? Date.now;
+    this.mxAnswers = new AnswerCache('MX', now, options.onLookup);
+    this.addressAnswers = new AnswerCache('A', now, options.onLookup);
+  }
+  async lookupMailHosts(domain: string): Promise<MailHostsLookup> {
+    const mx = await this.lookupMx(domain);
+    if (mx.kind === 'null_mx' || mx.kind === 'nxdomain' || mx.kind === 'timeout' || mx.kind === 'temp_error') return mx;
+    const kind = mx.kind === 'mx' ? 'mx' : 'implicit';
+    const names = mx.kind === 'mx' ? mx.names : [domain];
+    const answers = await Promise.all(names.map((name) => this.lookupAddresses(name)));
+    const hosts = names.flatMap((name, i) => {
+      const answer = answers[i];
+      return answer?.kind === 'ok' ? [{ name, addresses: answer.addresses }] : [];
+    });
+    if (hosts.length > 0) return { kind, names, hosts };
+    const failed = answers.find((answer): answer is Failure => answer.kind === 'timeout' || answer.kind === 'temp_error');
+    if (failed !== undefined) return { ...failed, names };
+    return { kind: 'no_mail_host', names: mx.kind === 'mx' ? names : [] };
+  }
+
+  lookupMx(domain: string): Promise<MxAnswer> {
+    return this.mxAnswers.get(domain, async () => {
+      try {
+        const records = await this.resolver.resolveMx(domain);
+        if (records.some((record) => isNullMx(record.exchange)))
+          return { value: { kind: 'null_mx' as const }, ttl: this.options.mxCacheSeconds };
+        const names = [
+          ...new Set(
+            records
+              .sort((a, b) => a.priority - b.priority || a.exchange.localeCompare(b.exchange))
+              .map((record) => record.exchange.toLowerCase().replace(/\.$/, '')),
+          ),
+        ];
+        return { value: { kind: 'mx', names }, ttl: this.options.mxCacheSeconds };
+      } catch (error) {
+        if (code(error) === 'ENOTFOUND') return { value: { kind: 'nxdomain' }, ttl: NEGATIVE_CACHE_SECONDS };
+        if (code(error) === 'ENODATA') return { value: { kind: 'nodata' }, ttl: NEGATIVE_CACHE_SECONDS };
+        return { value: failure(error), ttl: 0 };
+      }
+    });
+  }
+
+  lookupAddresses(host: string): Promise<AddressAnswer> {
+    return this.addressAnswers.get(host, async () => {
+      const [v4, v6] = await Promise.allSettled([this.resolver.resolve4(host, { ttl: true }), this.resolver.resolve6(host, { ttl: true })]);
+      const records = [...(v4.status === 'fulfilled' ? v4.value : []), ...(v6.status === 'fulfilled' ? v6.value : [])];
+      if (records.length > 0) {
+        return {
+          value: { kind: 'ok', addresses: records.map((record) => record.address) },
+          ttl: Math.min(...records.map((record) => record.ttl)),
+        };
+      }
+      const failed = [v4, v6].find((result) => result.status === 'rejected' && !isAbsent(result.reason));
+      if (failed !== undefined && failed.status === 'rejected') return { value: failure(failed.reason), ttl: 0 };
+      return { value: { kind: 'none' }, ttl: NEGATIVE_CACHE_SECONDS };
+    });
   }
 }

@@ -1,9 +1,15 @@
 /**
- * At most N concurrent SMTP sessions per mail server (per worker process): politeness towards
- * the servers we probe, and the way not to look like a spammer. Waiters are served in order and
- * leave the queue when their batch's deadline aborts them.
+ * At most N concurrent SMTP sessions per mail server: politeness towards the servers we probe,
+ * and the way not to look like a spammer. The prober holds a slot from before it connects until
+ * the connection is closed.
  */
-export class HostLimiter {
+export interface SessionLimiter {
+  /** Runs `task` once a slot for `host` is free; gives up waiting (rejects) when `signal` aborts. */
+  run<T>(host: string, signal: AbortSignal, task: () => Promise<T>): Promise<T>;
+}
+
+/** The per-process SessionLimiter. Waiters are served in order and leave the queue when their batch's deadline aborts them. */
+export class HostLimiter implements SessionLimiter {
   private readonly active = new Map<string, number>();
   private readonly waiting = new Map<string, Array<() => void>>();
 

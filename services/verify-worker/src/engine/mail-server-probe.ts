@@ -1,27 +1,65 @@
 /**
  * Probes one mail-server group (domains that share an MX set): sessions carrying many RCPTs,
  * failover to the next address and MX host by preference when a host refuses, times out or turns
- * the prober away before any RCPT, and a new session for what a `452 4.5.3` or a dropped
- * connection left unanswered. Never connects to a non-public address unless allowed.
+ * the prober away before any RCPT, and new sessions for what a server left unanswered.
+ *
+ * Politeness, measured: one session where the server allows it; a server that guards against
+ * address harvesting (a 421 or a hang-up after some refusals, replies slowed after each refusal,
+ * a recipient limit) teaches this batch its limit, and the remaining addresses go in new
+ * sessions that stay under it (one RCPT at a time, ending before the limit). Each server answers
+ * at most 1.3 times the RCPTs the group needs, in at most a few sessions; what neither the budget
+ * nor the deadline allows keeps the last thing the server said, or `timeout`.
+ *
+ * A temporary refusal of the connection (4xx at the greeting, EHLO or MAIL FROM, or a 421 in
+ * place of the first RCPT reply) is retried within the batch deadline, after the delay the
+ * reply asks for or a short backoff, once the other hosts were tried. Never connects to a
+ * non-public address unless allowed.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { retryAfterSeconds } from '../checks/index.ts';
+import type { MailHost } from '../dns/resolver.ts';
 import { runSmtpSession, type SmtpReply, type SmtpSessionResult, type SmtpStage } from '../smtp/session.ts';
-import type { HostLimiter } from './host-limiter.ts';
+import type { SessionLimiter } from './host-limiter.ts';
 
 /** RFC 5321 §4.5.3.1.8: a server must accept at least 100 recipients per transaction. */
 export const MAX_RCPT_PER_SESSION = 100;
+/** A server answers at most this many times the RCPTs the group needs (its addresses and controls). */
+export const RCPT_BUDGET_FACTOR = 1.3;
+/** Sessions one server gets for one group within a batch. */
+export const MAX_SESSIONS_PER_SERVER = 8;
 
 export type ProbeOutcome =
-  | { kind: 'rcpt'; reply: SmtpReply }
-  /** The server turned the session away before this RCPT (554 banner, 5.7.1 at MAIL FROM, ...). */
-  | { kind: 'session'; stage: SmtpStage; reply: SmtpReply }
+  | { kind: 'rcpt'; reply: SmtpReply; server: string }
+  /** The server turned the session away before answering this RCPT (554 greeting, 5.7.1 at MAIL FROM, 421 guard...). */
+  | { kind: 'session'; stage: SmtpStage; reply: SmtpReply; server: string }
   | { kind: 'no_connect' }
+  /** Every address of the mail hosts was refused by the private-address guard: nothing was tried. */
+  | { kind: 'no_target' }
   | { kind: 'timeout' }
   | { kind: 'needs_smtputf8' };
 
+export interface ProbeTuning {
+  /** Waits before each new round on servers that refused temporarily, when the reply names no delay. */
+  retryDelaysMs: number[];
+  /** A retry round starts only when at least this much of the deadline is left after the wait. */
+  minRetryTimeLeftMs: number;
+  /** See SmtpSessionRequest.slowReplyMs. */
+  slowReplyMs: number;
+}
+
+export const DEFAULT_TUNING: ProbeTuning = { retryDelaysMs: [1_000, 3_000, 8_000], minRetryTimeLeftMs: 3_000, slowReplyMs: 750 };
+
+/** What a batch learnt about one server (by address): shared by the groups of the batch. */
+export interface ServerLimits {
+  /** End sessions after this many refused RCPTs (a harvest guard cuts or slows down after them). */
+  rejectionCap?: number;
+  /** At most this many RCPTs per session. */
+  maxRecipients?: number;
+}
+
 export interface MailServerProbeDeps {
-  lookupAddresses: (host: string, signal: AbortSignal) => Promise<string[]>;
   filterTargets: (addresses: string[]) => string[];
-  limiter: HostLimiter;
+  limiter: SessionLimiter;
   session: {
     port: number;
     heloName: string;
@@ -30,72 +68,167 @@ export interface MailServerProbeDeps {
     commandTimeoutMs: number;
     socksProxy?: string;
   };
+  tuning?: Partial<ProbeTuning>;
   observeSession?: (result: SmtpSessionResult | undefined) => void;
   /** +1 when a session opens, -1 when it ends (the open-sessions gauge). */
   trackOpen?: (delta: 1 | -1) => void;
   onReply?: (code: number) => void;
 }
 
-function failureOutcome(result: SmtpSessionResult): ProbeOutcome {
+export interface ProbeContext {
+  signal: AbortSignal;
+  deadlineAt: number;
+  /** Limits learnt per server address during this batch. */
+  limits: Map<string, ServerLimits>;
+}
+
+function failureOutcome(result: SmtpSessionResult, server: string): ProbeOutcome {
   const failure = result.failure;
-  if (failure?.reply !== undefined) return { kind: 'session', stage: failure.stage, reply: failure.reply };
+  if (failure?.reply !== undefined) return { kind: 'session', stage: failure.stage, reply: failure.reply, server };
   if (failure?.kind === 'timeout' || failure?.kind === 'aborted') return { kind: 'timeout' };
   return { kind: 'no_connect' };
 }
 
+const isTemporary = (outcome: ProbeOutcome) => outcome.kind === 'session' && outcome.reply.code >= 400 && outcome.reply.code < 500;
+
+/** What a session taught about its server's limits. */
+function learn(limits: ServerLimits, result: SmtpSessionResult): void {
+  const lower = (current: number | undefined, found: number) => Math.min(current ?? found, found);
+  if (result.tooManyRecipients && result.rcpt.length > 0) limits.maxRecipients = lower(limits.maxRecipients, result.rcpt.length);
+  if (result.cutAfterRefusals !== undefined) {
+    if (result.cutAfterRefusals > 0) limits.rejectionCap = lower(limits.rejectionCap, result.cutAfterRefusals);
+    else limits.maxRecipients = lower(limits.maxRecipients, result.rcpt.length);
+  }
+  if (result.slowedAfterRefusals !== undefined) limits.rejectionCap = lower(limits.rejectionCap, Math.max(1, result.slowedAfterRefusals));
+}
+
 export async function probeMailServers(
-  hosts: string[],
+  hosts: MailHost[],
   recipients: string[],
   deps: MailServerProbeDeps,
-  signal: AbortSignal,
+  context: ProbeContext,
 ): Promise<Map<string, ProbeOutcome>> {
+  const tuning = { ...DEFAULT_TUNING, ...deps.tuning };
+  const { signal } = context;
   const outcomes = new Map<string, ProbeOutcome>();
+  const targets = hosts.map((host) => ({ name: host.name, addresses: deps.filterTargets(host.addresses) }));
+  if (targets.every((target) => target.addresses.length === 0)) {
+    for (const recipient of recipients) outcomes.set(recipient, { kind: 'no_target' });
+    return outcomes;
+  }
+
   let pending = [...recipients];
   let lastFailure: ProbeOutcome = { kind: 'no_connect' };
+  const budget = Math.floor(RCPT_BUDGET_FACTOR * recipients.length);
+  const answered = new Map<string, number>();
+  const sessions = new Map<string, number>();
+  /** Addresses that failed for good in this batch (refused, timed out, permanent refusal). */
+  const givenUp = new Set<string>();
 
-  hosts: for (const host of hosts) {
-    if (signal.aborted) break;
-    const addresses = deps.filterTargets(await deps.lookupAddresses(host, signal).catch(() => []));
-    for (const address of addresses) {
-      // Sessions on this address while each makes progress: a 452 or a drop leaves a remainder.
-      while (pending.length > 0 && !signal.aborted) {
-        const chunk = pending.slice(0, MAX_RCPT_PER_SESSION);
-        let result: SmtpSessionResult | undefined;
-        try {
-          result = await deps.limiter.run(address, signal, async () => {
-            deps.trackOpen?.(1);
-            try {
-              return await runSmtpSession({
-                ...deps.session,
-                host: address,
-                servername: host,
-                recipients: chunk,
-                signal,
-                onReply: deps.onReply,
-              });
-            } finally {
+  /** Sessions on one address while each makes progress. Returns the failure that stopped them, if any. */
+  const sessionsOn = async (address: string, name: string): Promise<ProbeOutcome | undefined> => {
+    const limits = context.limits.get(address) ?? {};
+    context.limits.set(address, limits);
+    while (pending.length > 0 && !signal.aborted) {
+      const left = budget - (answered.get(address) ?? 0);
+      if (left <= 0 || (sessions.get(address) ?? 0) >= MAX_SESSIONS_PER_SERVER) return undefined;
+      const chunk = pending.slice(0, MAX_RCPT_PER_SESSION);
+      sessions.set(address, (sessions.get(address) ?? 0) + 1);
+      let result: SmtpSessionResult | undefined;
+      try {
+        result = await holdSlotUntilClosed(deps.limiter, address, signal, (onClosed) => {
+          deps.trackOpen?.(1);
+          return runSmtpSession({
+            ...deps.session,
+            host: address,
+            servername: name,
+            recipients: chunk,
+            maxRecipients: Math.min(left, limits.maxRecipients ?? MAX_RCPT_PER_SESSION),
+            rejectionCap: limits.rejectionCap,
+            slowReplyMs: tuning.slowReplyMs,
+            signal,
+            onReply: deps.onReply,
+            onClosed: () => {
               deps.trackOpen?.(-1);
-            }
+              onClosed();
+            },
           });
-        } catch (error) {
-          if (signal.aborted) break hosts; // waited for a slot until the deadline
-          throw error;
-        } finally {
-          deps.observeSession?.(result);
-        }
-        for (const { address: recipient, reply } of result.rcpt) outcomes.set(recipient, { kind: 'rcpt', reply });
-        for (const recipient of result.skippedNeedsSmtpUtf8) outcomes.set(recipient, { kind: 'needs_smtputf8' });
-        const progressed = result.rcpt.length > 0 || result.skippedNeedsSmtpUtf8.length > 0;
-        pending = pending.filter((recipient) => !outcomes.has(recipient));
-        if (!progressed) {
-          lastFailure = failureOutcome(result);
-          break; // next address, then next MX host
-        }
+        });
+      } catch (error) {
+        if (signal.aborted) return undefined; // waited for a slot until the deadline
+        throw error;
+      } finally {
+        deps.observeSession?.(result);
       }
-      if (pending.length === 0) break hosts;
+      answered.set(address, (answered.get(address) ?? 0) + result.rcptReplies);
+      for (const { address: recipient, reply } of result.rcpt) outcomes.set(recipient, { kind: 'rcpt', reply, server: address });
+      for (const recipient of result.skippedNeedsSmtpUtf8) outcomes.set(recipient, { kind: 'needs_smtputf8' });
+      const progressed = result.rcpt.length > 0 || result.skippedNeedsSmtpUtf8.length > 0;
+      pending = pending.filter((recipient) => !outcomes.has(recipient));
+      learn(limits, result);
+      if (!progressed) return failureOutcome(result, address);
+      // A cut or a stop leaves the rest to the next session; if none may follow, they keep what the
+      // server said when it cut (421: come back later), or the time that ran out.
+      if (result.failure?.reply !== undefined) lastFailure = failureOutcome(result, address);
+      else if ((result.failure !== undefined || result.rcptStop !== undefined) && lastFailure.kind !== 'session')
+        lastFailure = { kind: 'timeout' };
     }
+    return undefined;
+  };
+
+  for (let round = 0; pending.length > 0 && !signal.aborted; round++) {
+    let temporary: ProbeOutcome | undefined;
+    for (const target of targets) {
+      for (const address of target.addresses) {
+        if (givenUp.has(address) || pending.length === 0 || signal.aborted) continue;
+        const failure = await sessionsOn(address, target.name);
+        if (failure === undefined) continue;
+        lastFailure = failure;
+        if (isTemporary(failure)) temporary = failure;
+        else givenUp.add(address);
+      }
+    }
+    if (pending.length === 0 || temporary === undefined || signal.aborted) break;
+    const delayMs = retryDelay(temporary, round, tuning);
+    if (delayMs === undefined || context.deadlineAt - Date.now() - delayMs < tuning.minRetryTimeLeftMs) break;
+    const waited = await sleep(delayMs, true, { signal }).catch(() => false);
+    if (!waited) break;
   }
-  const rest: ProbeOutcome = signal.aborted ? { kind: 'timeout' } : lastFailure;
+
+  const rest: ProbeOutcome = signal.aborted && lastFailure.kind !== 'session' ? { kind: 'timeout' } : lastFailure;
   for (const recipient of pending) outcomes.set(recipient, rest);
   return outcomes;
+}
+
+/**
+ * Runs a session in a limiter slot held until its connection is closed, while its result is
+ * used as soon as it is in: a server counts a connection until it closes (after its reply to
+ * QUIT), so the next session must not open before then when the limit is reached.
+ */
+function holdSlotUntilClosed(
+  limiter: SessionLimiter,
+  address: string,
+  signal: AbortSignal,
+  session: (onClosed: () => void) => Promise<SmtpSessionResult>,
+): Promise<SmtpSessionResult> {
+  return new Promise((resolve, reject) => {
+    limiter
+      .run(address, signal, () => {
+        let release = () => {};
+        const closed = new Promise<void>((done) => (release = done));
+        session(release).then(resolve, (error: unknown) => {
+          release();
+          reject(error instanceof Error ? error : new Error(String(error)));
+        });
+        return closed;
+      })
+      .catch((error: unknown) => reject(error instanceof Error ? error : new Error(String(error))));
+  });
+}
+
+/** The delay a temporary refusal asks for, or the next backoff step; undefined when no round is left. */
+function retryDelay(outcome: ProbeOutcome, round: number, tuning: ProbeTuning): number | undefined {
+  const asked = outcome.kind === 'session' ? retryAfterSeconds(outcome.reply.text) : undefined;
+  if (asked !== undefined) return round === 0 ? asked * 1_000 : undefined;
+  return tuning.retryDelaysMs[round];
 }

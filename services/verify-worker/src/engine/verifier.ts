@@ -1,37 +1,51 @@
 /**
  * One batch, end to end: parse every entry, probe each distinct address once, group domains by
- * their mail servers so one session carries many RCPTs (plus one catch-all probe per domain),
- * and answer within the batch deadline: whatever is unfinished then is `risky`/`timeout`.
+ * their mail servers so one session carries many RCPTs (each domain's control first, then its
+ * addresses), weigh each domain's replies with the evidence rule, and answer within the batch
+ * deadline: whatever is unfinished then is `risky`/`timeout`. Any string is a result, and no
+ * entry can fail the batch: an entry whose processing throws is that entry's `unexpected_error`.
  */
-import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { VerifyResult } from '@svc/contracts';
 import {
-  classifyRcptReply,
   classifySessionReply,
-  decide,
   isDisposableDomain,
   isFreeProvider,
   isRoleAccount,
   normaliseForDedup,
   parseAddress,
-  score,
-  suggestAddress,
+  readRcptReply,
+  suggestDomain,
+  weighEvidence,
   type AddressFacts,
   type DnsOutcome,
+  type DomainFindings,
   type ParsedAddress,
+  type Reply,
   type SmtpOutcome,
 } from '../checks/index.ts';
-import type { MailHostsLookup } from '../dns/resolver.ts';
-import { probeMailServers, type MailServerProbeDeps, type ProbeOutcome } from './mail-server-probe.ts';
+import { fromCachedOutcome, outcomeCacheKey, toCachedOutcome, type CachedOutcome } from '../cache/cached-outcome.ts';
+import type { MailHost, MailHostsLookup } from '../dns/resolver.ts';
+import { controlAddress } from './control-address.ts';
+import { probeMailServers, type MailServerProbeDeps, type ProbeOutcome, type ServerLimits } from './mail-server-probe.ts';
+import { invalidSyntaxOutcome, probedOutcome, unexpectedErrorOutcome, type VerifyOutcome } from './results.ts';
+
+export type { VerifyOutcome } from './results.ts';
 
 export interface VerifierDeps {
   lookupMailHosts: (domain: string) => Promise<MailHostsLookup>;
   probe: MailServerProbeDeps;
   batchDeadlineMs: number;
-  /** Cache of settled outcomes by normalised address (never timeouts or temporary states). */
-  cache?: { get(key: string): Promise<VerifyResult | undefined>; set(key: string, value: VerifyResult): Promise<void> };
+  /** Seed of the controls' local parts (the envelope sender): stable across the workers of a deployment. */
+  controlSeed: string;
+  /** Settled outcomes, keyed by a hash of the normalised address, holding no address (never timeouts or temporary states). */
+  cache?: { get(key: string): Promise<CachedOutcome | undefined>; set(key: string, value: CachedOutcome): Promise<void> };
   onResult?: (result: VerifyResult) => void;
+}
+
+export interface VerifyOptions {
+  deadlineAt: number;
+  signal: AbortSignal;
 }
 
 /** Outcomes worth remembering: they will not change on the next try. */
@@ -47,52 +61,28 @@ const SETTLED = new Set([
 /** Time kept back from the deadline to assemble and send the answer. */
 const ANSWER_MARGIN_MS = 250;
 
+const probed = (lookup: MailHostsLookup | undefined): lookup is { kind: 'mx' | 'implicit'; names: string[]; hosts: MailHost[] } =>
+  lookup?.kind === 'mx' || lookup?.kind === 'implicit';
+
 function dnsOutcome(lookup: MailHostsLookup | undefined): DnsOutcome {
   if (lookup === undefined) return 'timeout';
-  if (lookup.kind === 'mx' || lookup.kind === 'implicit') return 'ok';
-  return lookup.kind;
-}
-
-function smtpOutcome(outcome: ProbeOutcome | undefined, probed: boolean): SmtpOutcome {
-  if (outcome === undefined) return probed ? 'timeout' : 'not_probed';
-  if (outcome.kind === 'rcpt') return classifyRcptReply(outcome.reply);
-  if (outcome.kind === 'session') return classifySessionReply(outcome.reply);
-  return outcome.kind;
-}
-
-function catchAllFrom(outcome: ProbeOutcome | undefined): boolean | null {
-  if (outcome?.kind !== 'rcpt') return null;
-  const verdict = classifyRcptReply(outcome.reply);
-  return verdict === 'accepted' ? true : verdict === 'rejected_unknown' ? false : null;
-}
-
-function buildResult(email: string, parsed: ParsedAddress | undefined, facts: AddressFacts, mx: string[]): VerifyResult {
-  const didYouMean = parsed === undefined ? undefined : suggestAddress(parsed.local, parsed.domain);
-  const decision = decide(facts);
-  return {
-    email,
-    score: score(facts, decision, didYouMean !== undefined),
-    verdict: decision.verdict,
-    reason: decision.reason,
-    checks: {
-      syntax: facts.syntaxOk,
-      domainExists:
-        facts.dns === 'ok' || facts.dns === 'no_mail_host' || facts.dns === 'null_mx' ? true : facts.dns === 'nxdomain' ? false : null,
-      mx,
-      smtp: decision.smtp,
-      catchAll: facts.catchAll,
-      disposable: facts.disposable,
-      role: facts.role,
-      free: facts.free,
-    },
-    ...(didYouMean === undefined ? {} : { didYouMean }),
-  };
+  return probed(lookup) ? 'ok' : lookup.kind;
 }
 
 export class Verifier {
   constructor(private readonly deps: VerifierDeps) {}
 
-  async verify(emails: string[], options: { deadlineAt: number; signal: AbortSignal }): Promise<VerifyResult[]> {
+  /** One result per entry, in input order. */
+  async verify(emails: string[], options: VerifyOptions): Promise<VerifyResult[]> {
+    return (await this.verifyDetailed(emails, options)).map((outcome) => outcome.result);
+  }
+
+  /**
+   * As `verify`, with each result's retry facts: whether the outcome was temporary (a 4xx
+   * reply, a timeout, a failed connection or lookup) and the delay the deciding reply asked
+   * for ("try again in 300 seconds"), for callers that retry later (list verification).
+   */
+  async verifyDetailed(emails: string[], options: VerifyOptions): Promise<VerifyOutcome[]> {
     const deadlineAt = Math.min(options.deadlineAt, Date.now() + this.deps.batchDeadlineMs) - ANSWER_MARGIN_MS;
     const controller = new AbortController();
     setMaxListeners(0, controller.signal); // one listener per concurrent session, by design
@@ -100,93 +90,179 @@ export class Verifier {
     const onOuterAbort = () => controller.abort(options.signal.reason);
     options.signal.addEventListener('abort', onOuterAbort, { once: true });
     try {
-      const byKey = await this.verifyDistinct(emails, controller.signal);
-      return emails.map((email) => ({ ...byKey.get(normaliseForDedup(email))!, email }));
+      const byKey = await this.verifyDistinct(emails, controller.signal, deadlineAt);
+      return emails.map((email) => {
+        const outcome = byKey.get(dedupKey(email)) ?? unexpectedErrorOutcome(email, false);
+        return { ...outcome, result: { ...outcome.result, email } };
+      });
     } finally {
       clearTimeout(timer);
       options.signal.removeEventListener('abort', onOuterAbort);
     }
   }
 
-  private async verifyDistinct(emails: string[], signal: AbortSignal): Promise<Map<string, VerifyResult>> {
-    const results = new Map<string, VerifyResult>();
+  private async verifyDistinct(emails: string[], signal: AbortSignal, deadlineAt: number): Promise<Map<string, VerifyOutcome>> {
+    const settled = new Map<string, VerifyOutcome>();
     const toProbe = new Map<string, ParsedAddress>();
     for (const email of emails) {
-      const key = normaliseForDedup(email);
-      if (results.has(key) || toProbe.has(key)) continue;
-      const parsed = parseAddress(email);
-      if (!parsed.ok) {
-        results.set(
-          key,
-          buildResult(
-            email,
-            undefined,
-            { syntaxOk: false, disposable: false, role: false, free: false, dns: 'ok', smtp: 'not_probed', catchAll: null },
-            [],
-          ),
-        );
-        continue;
+      const key = dedupKey(email);
+      if (settled.has(key) || toProbe.has(key)) continue;
+      try {
+        const parsed = parseAddress(email);
+        if (parsed.ok) toProbe.set(key, parsed);
+        else settled.set(key, invalidSyntaxOutcome(email));
+      } catch {
+        settled.set(key, unexpectedErrorOutcome(email, false));
       }
-      const cached = await this.deps.cache?.get(key);
-      if (cached !== undefined) results.set(key, cached);
-      else toProbe.set(key, parsed);
     }
+    await this.readCache(toProbe, settled);
 
     const domains = [...new Set([...toProbe.values()].map((parsed) => parsed.domain))];
     const lookups = new Map<string, MailHostsLookup>();
-    await Promise.all(
+    const looking = Promise.all(
       domains.map(async (domain) => {
-        const lookup = await Promise.race([this.deps.lookupMailHosts(domain), aborted(signal)]);
+        const lookup = await Promise.race([
+          this.deps.lookupMailHosts(domain).catch((): MailHostsLookup => ({ kind: 'temp_error', detail: 'lookup failed' })),
+          aborted(signal),
+        ]);
         if (lookup !== undefined) lookups.set(domain, lookup);
       }),
     );
+    // The typo suggester costs CPU time (about 0.2 ms a domain) and depends on the domain alone:
+    // once per domain, while the DNS queries are in flight rather than after the last reply.
+    const suggestions = new Map(domains.map((domain) => [domain, suggestDomain(domain)]));
+    await looking;
 
-    // Domains sharing an MX set share sessions; each domain adds one random RCPT (catch-all test).
-    const groups = new Map<string, { hosts: string[]; recipients: Set<string> }>();
-    const catchAllProbe = new Map<string, string>();
+    const controls = new Map<string, string>();
+    const outcomes = await this.probe(toProbe, lookups, controls, signal, deadlineAt);
+    const findings = new Map<string, DomainFindings>();
+    for (const [key, parsed] of toProbe) {
+      try {
+        const outcome = this.decideAddress(
+          parsed,
+          lookups.get(parsed.domain),
+          outcomes,
+          controls,
+          findings,
+          signal,
+          suggestions.get(parsed.domain),
+        );
+        settled.set(key, outcome);
+        this.deps.onResult?.(outcome.result);
+        if (SETTLED.has(outcome.result.reason))
+          await this.deps.cache?.set(outcomeCacheKey(parsed.address), toCachedOutcome(outcome.result)).catch(() => undefined);
+      } catch {
+        settled.set(key, unexpectedErrorOutcome(parsed.address, true));
+      }
+    }
+    return settled;
+  }
+
+  private async readCache(toProbe: Map<string, ParsedAddress>, settled: Map<string, VerifyOutcome>): Promise<void> {
+    const cache = this.deps.cache;
+    if (cache === undefined) return;
+    await Promise.all(
+      [...toProbe].map(async ([key, parsed]) => {
+        // A cache that cannot be read is a miss, never a failed entry.
+        const cached = await cache.get(outcomeCacheKey(parsed.address)).catch(() => undefined);
+        if (cached === undefined) return;
+        settled.set(key, { result: fromCachedOutcome(cached, parsed.address, parsed.local), temporary: false });
+        toProbe.delete(key);
+      }),
+    );
+  }
+
+  /** Domains sharing an MX set share sessions; each domain's control goes first, then its addresses. */
+  private async probe(
+    toProbe: Map<string, ParsedAddress>,
+    lookups: Map<string, MailHostsLookup>,
+    controls: Map<string, string>,
+    signal: AbortSignal,
+    deadlineAt: number,
+  ): Promise<Map<string, ProbeOutcome>> {
+    const groups = new Map<string, { hosts: MailHost[]; byDomain: Map<string, string[]> }>();
     for (const parsed of toProbe.values()) {
       const lookup = lookups.get(parsed.domain);
-      if (lookup?.kind !== 'mx' && lookup?.kind !== 'implicit') continue;
-      const groupKey = lookup.hosts.join(' ');
-      const group = groups.get(groupKey) ?? { hosts: lookup.hosts, recipients: new Set<string>() };
-      if (!catchAllProbe.has(parsed.domain)) {
-        const probe = `${randomBytes(9).toString('hex')}@${parsed.domain}`;
-        catchAllProbe.set(parsed.domain, probe);
-        group.recipients.add(probe);
-      }
-      group.recipients.add(parsed.address);
+      if (!probed(lookup)) continue;
+      const groupKey = lookup.hosts.map((host) => host.name).join(' ');
+      const group = groups.get(groupKey) ?? { hosts: lookup.hosts, byDomain: new Map<string, string[]>() };
       groups.set(groupKey, group);
+      if (!controls.has(parsed.domain)) controls.set(parsed.domain, controlAddress(parsed.domain, this.deps.controlSeed));
+      const addresses = group.byDomain.get(parsed.domain) ?? [];
+      if (!addresses.includes(parsed.address)) addresses.push(parsed.address);
+      group.byDomain.set(parsed.domain, addresses);
     }
     const outcomes = new Map<string, ProbeOutcome>();
+    const limits = new Map<string, ServerLimits>();
     await Promise.all(
       [...groups.values()].map(async (group) => {
-        const found = await probeMailServers(group.hosts, [...group.recipients], this.deps.probe, signal).catch(
+        const recipients = [...group.byDomain].flatMap(([domain, addresses]) => [controls.get(domain) ?? '', ...addresses]);
+        const found = await probeMailServers(group.hosts, [...new Set(recipients)], this.deps.probe, { signal, deadlineAt, limits }).catch(
           () => new Map<string, ProbeOutcome>(),
         );
         for (const [recipient, outcome] of found) outcomes.set(recipient, outcome);
       }),
     );
+    return outcomes;
+  }
 
-    for (const [key, parsed] of toProbe) {
-      const lookup = lookups.get(parsed.domain);
-      const dns = dnsOutcome(lookup);
-      const probed = dns === 'ok';
-      const facts: AddressFacts = {
-        syntaxOk: true,
-        disposable: isDisposableDomain(parsed.domain),
-        role: isRoleAccount(parsed.local),
-        free: isFreeProvider(parsed.domain),
-        dns,
-        smtp: smtpOutcome(outcomes.get(parsed.address), probed),
-        catchAll: probed ? catchAllFrom(outcomes.get(catchAllProbe.get(parsed.domain)!)) : null,
-      };
-      const mx = lookup?.kind === 'mx' || lookup?.kind === 'implicit' ? lookup.hosts : [];
-      const result = buildResult(parsed.address, parsed, facts, mx);
-      results.set(key, result);
-      this.deps.onResult?.(result);
-      if (SETTLED.has(result.reason)) await this.deps.cache?.set(key, result);
+  private decideAddress(
+    parsed: ParsedAddress,
+    lookup: MailHostsLookup | undefined,
+    outcomes: Map<string, ProbeOutcome>,
+    controls: Map<string, string>,
+    findings: Map<string, DomainFindings>,
+    signal: AbortSignal,
+    suggestedDomain: string | undefined,
+  ): VerifyOutcome {
+    const dns = dnsOutcome(lookup);
+    const outcome = outcomes.get(parsed.address);
+    let smtp: SmtpOutcome = 'not_probed';
+    let catchAll: boolean | null = null;
+    if (dns === 'ok') {
+      const domainFindings = findings.get(parsed.domain) ?? weighDomain(parsed.domain, controls, outcomes);
+      findings.set(parsed.domain, domainFindings);
+      smtp = smtpOutcome(outcome, domainFindings.mailboxes.get(parsed.address)?.class, signal);
+      catchAll = domainFindings.catchAll;
     }
-    return results;
+    const facts: AddressFacts = {
+      syntaxOk: true,
+      disposable: isDisposableDomain(parsed.domain),
+      role: isRoleAccount(parsed.local),
+      free: isFreeProvider(parsed.domain),
+      dns,
+      smtp,
+      catchAll,
+    };
+    return probedOutcome(parsed, facts, lookup, outcome, suggestedDomain);
+  }
+}
+
+/** The replies of the server that answered the domain's control, weighed together (evidence.ts). */
+function weighDomain(domain: string, controls: Map<string, string>, outcomes: Map<string, ProbeOutcome>): DomainFindings {
+  const control = outcomes.get(controls.get(domain) ?? '');
+  if (control?.kind !== 'rcpt') return weighEvidence({ mailboxes: new Map() });
+  const mailboxes = new Map<string, Reply>();
+  const suffix = `@${domain}`;
+  for (const [recipient, outcome] of outcomes)
+    if (recipient.endsWith(suffix) && recipient !== controls.get(domain) && outcome.kind === 'rcpt' && outcome.server === control.server)
+      mailboxes.set(recipient, outcome.reply);
+  return weighEvidence({ control: control.reply, mailboxes });
+}
+
+function smtpOutcome(outcome: ProbeOutcome | undefined, weighed: SmtpOutcome | undefined, signal: AbortSignal): SmtpOutcome {
+  if (outcome === undefined) return signal.aborted ? 'timeout' : 'error';
+  if (outcome.kind === 'rcpt') return weighed ?? readRcptReply(outcome.reply).class;
+  if (outcome.kind === 'session') return classifySessionReply(outcome.reply);
+  return outcome.kind;
+}
+
+/** Entries equal after trimming and lower-casing the domain are probed once; any string has a key. */
+function dedupKey(email: string): string {
+  try {
+    return normaliseForDedup(email);
+  } catch {
+    return email;
   }
 }
 

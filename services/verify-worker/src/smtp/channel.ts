@@ -127,6 +127,13 @@ export class SmtpChannel {
     this.release();
   }
 
+  /** Resolves once the connection is closed: after QUIT, by the server's close or the grace timer; at once after destroy. */
+  whenClosed(): Promise<void> {
+    const socket = this.socket;
+    if (socket.closed) return Promise.resolve();
+    return new Promise((resolve) => socket.once('close', () => resolve()));
+  }
+
   private release(): void {
     this.signal?.removeEventListener('abort', this.onAbort);
     this.socket.destroy();

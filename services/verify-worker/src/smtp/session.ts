@@ -1,6 +1,11 @@
 /**
- * One probing SMTP session: banner, EHLO (HELO fallback), opportunistic STARTTLS, one MAIL FROM and
- * the RCPTs (one flight under PIPELINING), then QUIT without waiting for its reply. Never sends DATA.
+ * One probing SMTP session: greeting, EHLO (HELO fallback), opportunistic STARTTLS, one MAIL FROM
+ * and the RCPTs (one flight under PIPELINING, one at a time for a server that guards against
+ * harvesting), then QUIT without waiting for its reply. Never sends DATA.
+ *
+ * Timing (RFC 5321 §4.5.3.2): the TCP connection has the connect timeout; the greeting and each
+ * reply have the command timeout. Nothing is sent before the final line of the greeting: servers
+ * pause it on purpose (`220-` at once, `220 ` seconds later) and refuse clients that talk early.
  */
 import { SmtpChannel, SmtpIoError } from './channel.ts';
 import { ConnectError, openConnection } from './connect.ts';
@@ -33,10 +38,26 @@ export async function runSmtpSession(request: SmtpSessionRequest): Promise<SmtpS
   for (const r of request.recipients) assertSafeRecipient(r);
   const first = new Session(request, true);
   await first.run();
-  if (!first.retryInPlaintext || request.signal?.aborted) return first.result;
+  if (!first.retryInPlaintext || request.signal?.aborted) {
+    notifyClosed(request, [first]);
+    return first.result;
+  }
   const second = new Session(request, false);
   await second.run();
+  notifyClosed(request, [first, second]);
   return { ...second.result, tlsFallback: true, connections: first.result.connections + second.result.connections };
+}
+
+function notifyClosed(request: SmtpSessionRequest, sessions: Session[]): void {
+  if (request.onClosed === undefined) return;
+  const onClosed = request.onClosed;
+  void Promise.all(sessions.map((session) => session.closed())).then(() => {
+    try {
+      onClosed();
+    } catch {
+      // A caller's bookkeeping must never break a probe.
+    }
+  });
 }
 
 export function isTooManyRecipients(reply: SmtpReply): boolean {
@@ -52,10 +73,14 @@ class Session {
     unanswered: [],
     skippedNeedsSmtpUtf8: [],
     tooManyRecipients: false,
+    refusals: 0,
+    rcptReplies: 0,
     tlsFallback: false,
     connections: 0,
   };
   retryInPlaintext = false;
+  /** End by closing the connection, not QUIT: replies still in flight are not worth waiting for. */
+  private abandon = false;
   private stage: SmtpStage = 'connect';
   private channel: SmtpChannel | undefined;
   private toSend: string[];
@@ -73,15 +98,35 @@ class Session {
     } catch (err) {
       this.result.failure = this.toFailure(err);
     }
+    this.noteCut();
     this.result.unanswered = this.toSend.slice(this.result.rcpt.length);
     const kind = this.result.failure?.kind;
-    if (!kind || kind === 'reply') this.channel?.quit(QUIT_GRACE_MS);
-    else this.channel?.destroy();
+    if (this.abandon || (kind !== undefined && kind !== 'reply')) this.channel?.destroy();
+    else this.channel?.quit(QUIT_GRACE_MS);
+  }
+
+  closed(): Promise<void> {
+    return this.channel?.whenClosed() ?? Promise.resolve();
+  }
+
+  /**
+   * The server ended the session (421, or a hang-up) after answering some recipients: a guard
+   * against harvesting. A refusal right before a hang-up speaks of the session (`550 too many
+   * unknown recipients` and goodbye), so that recipient goes back to be asked again.
+   */
+  private noteCut(): void {
+    const { result } = this;
+    const failure = result.failure;
+    if (failure === undefined || failure.stage !== 'rcpt' || result.rcpt.length === 0) return;
+    if (failure.kind === 'closed' && (result.rcpt.at(-1)?.reply.code ?? 0) >= 500) {
+      result.rcpt.pop();
+      result.refusals--;
+    }
+    if (failure.kind === 'closed' || failure.reply?.code === 421) result.cutAfterRefusals = result.refusals;
   }
 
   private async converse(): Promise<void> {
     const { req } = this;
-    const deadline = Date.now() + req.connectTimeoutMs;
     const socket = await openConnection({
       host: req.host,
       port: req.port,
@@ -92,7 +137,7 @@ class Session {
     this.result.connections++;
     this.channel = new SmtpChannel(socket, req.signal);
     this.stage = 'banner';
-    const banner = await this.read(Math.max(1, deadline - Date.now()));
+    const banner = await this.read(req.commandTimeoutMs);
     this.result.banner = publicReply(banner);
     if (banner.code !== 220) throw new ReplyStop(banner);
 
@@ -153,26 +198,59 @@ class Session {
     const channel = this.requireChannel();
     const utf8 = this.toSend.some(needsSmtpUtf8);
     const mail = `MAIL FROM:<${req.mailFrom}>${utf8 ? ' SMTPUTF8' : ''}\r\n`;
-    const rcpts = this.toSend.map((a) => `RCPT TO:<${a}>\r\n`);
+    const limit = Math.min(this.toSend.length, req.maxRecipients ?? Number.POSITIVE_INFINITY);
     const pipelined = result.capabilities.pipelining;
+    // RFC 2920: MAIL and every RCPT in one flight, replies read back in order; one at a time to a guarded server.
+    const window = pipelined && req.rejectionCap === undefined ? limit : 1;
+    let written = 0;
+    const nextRcpts = (count: number): string => {
+      let lines = '';
+      for (; count > 0 && written < limit; count--) lines += `RCPT TO:<${this.toSend[written++] ?? ''}>\r\n`;
+      return lines;
+    };
     this.stage = 'mail';
-    // RFC 2920: MAIL and every RCPT in one write, replies read back in order.
-    channel.write(pipelined ? mail + rcpts.join('') : mail);
+    const mailSentAt = Date.now();
+    channel.write(pipelined ? mail + nextRcpts(window) : mail);
     const mailReply = await this.read(req.commandTimeoutMs);
     result.mailFromReply = publicReply(mailReply);
     if (mailReply.code < 200 || mailReply.code > 299) throw new ReplyStop(mailReply);
 
     this.stage = 'rcpt';
-    for (const [i, address] of this.toSend.entries()) {
-      if (!pipelined) channel.write(rcpts[i] ?? '');
+    // How long this server takes to answer before any refusal (MAIL FROM, and RCPTs answered
+    // before the first refusal): the yardstick for a reply slowed on purpose after refusals. A
+    // server that is slow at every reply alike is not slowing down.
+    let usualMs = Date.now() - mailSentAt;
+    let lastReplyAt = Date.now();
+    if (!pipelined) channel.write(nextRcpts(1));
+    while (result.rcpt.length < written) {
       const reply = await this.read(req.commandTimeoutMs);
+      result.rcptReplies++;
+      const gapMs = Date.now() - lastReplyAt;
+      lastReplyAt = Date.now();
       if (isTooManyRecipients(reply)) {
         result.tooManyRecipients = true;
+        result.rcptStop = 'too_many_recipients';
         return;
       }
       if (reply.code === 421) throw new ReplyStop(reply);
-      result.rcpt.push({ address, reply: publicReply(reply) });
+      const refusalsBefore = result.refusals;
+      if (refusalsBefore === 0) usualMs = Math.max(usualMs, gapMs);
+      result.rcpt.push({ address: this.toSend[result.rcpt.length] ?? '', reply: publicReply(reply) });
+      if (reply.code >= 400) result.refusals++;
+      const more = result.rcpt.length < limit;
+      if (req.slowReplyMs !== undefined && refusalsBefore > 0 && gapMs > usualMs + req.slowReplyMs && more) {
+        result.slowedAfterRefusals = refusalsBefore;
+        result.rcptStop = 'slowed';
+        this.abandon = true;
+        return;
+      }
+      if (req.rejectionCap !== undefined && result.refusals >= req.rejectionCap && more) {
+        result.rcptStop = 'rejection_cap';
+        return;
+      }
+      if (window === 1) channel.write(nextRcpts(1));
     }
+    if (limit < this.toSend.length) result.rcptStop = 'max_recipients';
   }
 
   private async command(line: string): Promise<ParsedReply> {

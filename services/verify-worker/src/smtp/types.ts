@@ -19,16 +19,34 @@ export interface SmtpSessionRequest {
   mailFrom: string;
   /** Validated addresses (no CR/LF/<>/spaces); local parts may be non-ASCII. */
   recipients: string[];
-  /** TCP connect + banner. */
+  /** The TCP connection alone (with a SOCKS proxy: connection and proxy handshake). */
   connectTimeoutMs: number;
-  /** Each reply (and the TLS handshake). */
+  /** The greeting (a server may pause it on purpose), each reply, and the TLS handshake. */
   commandTimeoutMs: number;
+  /** Most RCPT commands to send in this session: the caller's politeness budget, a server's learnt recipient limit. */
+  maxRecipients?: number;
+  /**
+   * A server known to guard against address harvesting: send one RCPT at a time (even under
+   * PIPELINING) and end the session, politely, once this many recipients were refused.
+   */
+  rejectionCap?: number;
+  /**
+   * A RCPT reply that comes this much later than the replies before it, after a refusal, shows
+   * a server slowing down on purpose: the session keeps that reply and ends at once, so the
+   * rest can go to a fresh session instead of waiting through an ever slower one. Unset: off.
+   */
+  slowReplyMs?: number;
   /** Batch deadline: abort ends the session at once. */
   signal?: AbortSignal;
   /** `socks5://[user:pass@]host:port` egress. */
   socksProxy?: string;
   /** Called with the code of every reply read, for metrics. */
   onReply?: (code: number) => void;
+  /**
+   * Called once every connection of the session is closed, which may be after the result is
+   * in (the server closes after its reply to QUIT): a server counts a connection until then.
+   */
+  onClosed?: () => void;
 }
 
 export type SmtpStage = 'connect' | 'banner' | 'ehlo' | 'starttls' | 'mail' | 'rcpt' | 'aborted';
@@ -63,6 +81,16 @@ export interface SmtpSessionResult {
   skippedNeedsSmtpUtf8: string[];
   /** A 452 4.5.3 (or 452 "too many recipients") stopped the transaction. */
   tooManyRecipients: boolean;
+  /** RCPT replies that refused (4xx or 5xx). */
+  refusals: number;
+  /** Replies read to RCPT commands, whatever they said (the server's work, for politeness accounting). */
+  rcptReplies: number;
+  /** Why the RCPT phase ended before every recipient was answered, when the server did not end the session. */
+  rcptStop?: 'too_many_recipients' | 'rejection_cap' | 'slowed' | 'max_recipients';
+  /** The server cut the session (421 or disconnect) after answering some recipients: the refusals it had made by then. */
+  cutAfterRefusals?: number;
+  /** The first slowed reply came after this many refusals. */
+  slowedAfterRefusals?: number;
   /** The TLS handshake failed and the session was redone in plaintext on a new connection. */
   tlsFallback: boolean;
   /** TCP connections opened (2 after a TLS fallback). */

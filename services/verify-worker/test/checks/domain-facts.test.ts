@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDisposableDomain, isFreeProvider, isRoleAccount, suggestAddress } from '../../src/checks/index.ts';
+import { isDisposableDomain, isFreeProvider, isRoleAccount, suggestAddress, suggestDomain } from '../../src/checks/index.ts';
 
 describe('disposable and free providers', () => {
   it('knows disposable domains and their subdomains', () => {
@@ -38,5 +38,16 @@ describe('typo suggestions', () => {
 
   it.each(['gmail.com', 'yahoo.co.uk', 'example.com', 'mycompany.co', 'acme-industries.de'])('no suggestion for %s', (domain) => {
     expect(suggestAddress('ann', domain)).toBeUndefined();
+  });
+
+  it('never throws, whatever the string (the library URI-encodes its input)', () => {
+    expect(() => suggestAddress('\ud800', 'gmial.com')).not.toThrow();
+    expect(() => suggestDomain('gm\ud800ial.com')).not.toThrow();
+    expect(suggestDomain('gm\ud800ial.com')).toBeUndefined();
+  });
+
+  it('reads the domain alone', () => {
+    expect(suggestDomain('gmial.com')).toBe('gmail.com');
+    expect(suggestAddress('someone.else', 'gmial.com')).toBe('someone.else@gmail.com');
   });
 });

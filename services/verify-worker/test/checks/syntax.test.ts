@@ -72,6 +72,33 @@ describe('parseAddress', () => {
   });
 });
 
+describe('any string at all is an input', () => {
+  it.each([
+    ['a lone high surrogate', '\ud800@b.com'],
+    ['a lone low surrogate in the domain', 'ann@b\udc00.com'],
+    ['a right-to-left override', 'ann\u202e@b.com'],
+    ['a right-to-left mark', 'ann@b.com\u200f'],
+    ['a left-to-right isolate', '\u2066ann@b.com'],
+    ['an Arabic letter mark', 'ann\u061c@b.com'],
+    ['a zero-width joiner', 'an\u200dn@b.com'],
+    ['a soft hyphen', 'an\u00adn@b.com'],
+    ['a BOM', '\ufeffann@b.com'],
+    ['NUL', 'ann\u0000@b.com'],
+    ['a C1 control', 'ann\u0085@b.com'],
+    ['a private-use character', 'ann\ue000@b.com'],
+    ['a no-break space', 'ann\u00a0@b.com'],
+    ['an ideographic space', 'ann\u3000@b.com'],
+  ])('%s is invalid syntax, never an exception', (_name, input) => {
+    expect(kind(input)).toBe('forbidden_char');
+  });
+
+  it('keeps accepting non-ASCII letters of any script', () => {
+    expect(kind('用户@例え.jp')).toBe('ok');
+    expect(kind('ñandú@correo.es')).toBe('ok');
+    expect(kind('δοκιμή@παράδειγμα.δοκιμή')).toBe('ok');
+  });
+});
+
 describe('normaliseForDedup', () => {
   it('trims and lower-cases the domain, keeping the local part', () => {
     expect(normaliseForDedup(' Bob@Example.COM ')).toBe('Bob@example.com');

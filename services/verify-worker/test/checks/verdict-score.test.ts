@@ -37,10 +37,25 @@ describe('verdict rules', () => {
     expect(decide({ ...base, ...facts })).toMatchObject({ verdict, reason });
   });
 
-  it('reports what SMTP said', () => {
+  it.each<[Partial<AddressFacts>, string, string]>([
+    [{ smtp: 'not_this_host' }, 'risky', 'no_connect'],
+    [{ smtp: 'no_target' }, 'risky', 'no_connect'],
+    [{ smtp: 'temporary' }, 'risky', 'greylisted'],
+    [{ smtp: 'error' }, 'risky', 'unexpected_error'],
+  ])('%j → %s / %s', (facts, verdict, reason) => {
+    expect(decide({ ...base, ...facts })).toMatchObject({ verdict, reason });
+  });
+
+  it('reports what SMTP said, and null where no server was asked', () => {
     expect(decide(base).smtp).toBe('accepted');
     expect(decide({ ...base, smtp: 'disabled' }).smtp).toBe('rejected');
     expect(decide({ ...base, smtp: 'greylisted' }).smtp).toBe('unknown');
+    expect(decide({ ...base, smtp: 'timeout' }).smtp).toBe('unknown');
+    expect(decide({ ...base, syntaxOk: false }).smtp).toBeNull();
+    expect(decide({ ...base, dns: 'nxdomain', smtp: 'not_probed' }).smtp).toBeNull();
+    expect(decide({ ...base, dns: 'temp_error', smtp: 'not_probed' }).smtp).toBeNull();
+    expect(decide({ ...base, smtp: 'no_target' }).smtp).toBeNull();
+    expect(decide({ ...base, smtp: 'needs_smtputf8' }).smtp).toBeNull();
   });
 });
 
@@ -58,6 +73,8 @@ describe('score', () => {
     'unknown',
     'timeout',
     'no_connect',
+    'no_target',
+    'not_this_host',
     'not_probed',
     'needs_smtputf8',
     'error',

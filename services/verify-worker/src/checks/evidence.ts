@@ -1,0 +1,83 @@
+/**
+ * The evidence rule: what the replies of one mail server, read together, say about one domain's
+ * mailboxes. Every probe of a domain carries a control, a random local part that no one owns.
+ *
+ * 1. The control is refused and a real mailbox of the domain is accepted by the same server:
+ *    the server tells mailboxes apart and accepts the prober, so the domain is not catch-all,
+ *    and a real address refused with the same kind of refusal as the control (same code, same
+ *    enhanced status, and the same meaning when the table read the meaning from words) is
+ *    unknown, whatever the wording (`control`).
+ * 2. Every recipient, the control and each real address, is refused with the same kind of
+ *    refusal, and nothing is accepted: the refusal speaks of the client, not of each mailbox
+ *    (`all_refused`). Except when the server said so with an RFC 3463 mailbox status (5.1.1
+ *    user unknown, 5.2.1 disabled, ...): a server that answers `5.1.1` to every address of a
+ *    list of stale addresses is telling the truth far more often than it is hiding a ban.
+ * 3. Otherwise each reply means what the reply table says (`reply`).
+ *
+ * The control also settles `catchAll`: accepted means catch-all; refused means not catch-all
+ * when rule 1 holds or the table reads the refusal as an unknown mailbox; anything else leaves
+ * it unknown (`null`). Temporary replies (4xx) are never compared: they say when, not what.
+ */
+import { readRcptReply, type RcptClass, type Reply, type ReplyMeaning } from './smtp-replies.ts';
+
+export type EvidenceBasis = 'reply' | 'control' | 'all_refused';
+
+export interface DomainReplies {
+  /** The control's reply, when the same server answered it. */
+  control?: Reply;
+  /** Real addresses of the domain and the replies the same server gave them. */
+  mailboxes: ReadonlyMap<string, Reply>;
+}
+
+export interface MailboxFinding {
+  class: RcptClass;
+  by: EvidenceBasis;
+}
+
+export interface DomainFindings {
+  catchAll: boolean | null;
+  mailboxes: Map<string, MailboxFinding>;
+}
+
+const permanent = (reply: Reply) => reply.code >= 500 && reply.code < 600;
+
+/** Two refusals are of the same kind when their codes and statuses match, and their read meaning when words decided it. */
+function refusalKind(reply: Reply, meaning: ReplyMeaning): string {
+  return `${reply.code} ${reply.enhanced ?? '-'} ${meaning.basis === 'text' ? meaning.class : ''}`;
+}
+
+export function weighEvidence(replies: DomainReplies): DomainFindings {
+  const read = new Map([...replies.mailboxes].map(([address, reply]) => [address, { reply, meaning: readRcptReply(reply) }]));
+  const control = replies.control === undefined ? undefined : { reply: replies.control, meaning: readRcptReply(replies.control) };
+  const mailboxes = new Map<string, MailboxFinding>(
+    [...read].map(([address, { meaning }]) => [address, { class: meaning.class, by: 'reply' }]),
+  );
+
+  const anyAccepted = [...read.values()].some(({ meaning }) => meaning.class === 'accepted');
+  const controlRefused = control !== undefined && permanent(control.reply) && control.meaning.class !== 'not_this_host';
+  const controlKind = control === undefined ? undefined : refusalKind(control.reply, control.meaning);
+
+  if (controlRefused && anyAccepted) {
+    for (const [address, { reply, meaning }] of read)
+      if (permanent(reply) && refusalKind(reply, meaning) === controlKind)
+        mailboxes.set(address, { class: 'rejected_unknown', by: 'control' });
+    return { catchAll: false, mailboxes };
+  }
+
+  const allSameRefusal =
+    controlRefused &&
+    read.size > 0 &&
+    [...read.values()].every(({ reply, meaning }) => permanent(reply) && refusalKind(reply, meaning) === controlKind);
+  if (allSameRefusal && control?.meaning.basis !== 'enhanced') {
+    for (const address of read.keys()) mailboxes.set(address, { class: 'blocked', by: 'all_refused' });
+    return { catchAll: null, mailboxes };
+  }
+
+  return { catchAll: catchAllFromControl(control?.meaning), mailboxes };
+}
+
+function catchAllFromControl(meaning: ReplyMeaning | undefined): boolean | null {
+  if (meaning?.class === 'accepted') return true;
+  if (meaning?.class === 'rejected_unknown') return false;
+  return null;
+}

@@ -1,0 +1,93 @@
+/**
+ * From what was learnt about an address to its public result, and whether that outcome is
+ * temporary (worth another try later) with the delay the deciding reply asked for.
+ * A check that was not made is `null`, never a guess.
+ */
+import { REASON_POINTS, SCORE_BANDS, decide, retryAfterSeconds, score, type AddressFacts } from '../checks/index.ts';
+import type { ParsedAddress } from '../checks/index.ts';
+import type { VerifyResult } from '@svc/contracts';
+import type { MailHostsLookup } from '../dns/resolver.ts';
+import type { ProbeOutcome } from './mail-server-probe.ts';
+
+/** One address's result, and what a later retry needs to know. */
+export interface VerifyOutcome {
+  result: VerifyResult;
+  /** The outcome came from a temporary condition (a 4xx reply, a timeout, a failed connection or DNS lookup) and may change on a later try. */
+  temporary: boolean;
+  /** The delay, in seconds, that the reply deciding this outcome asked for before a retry, when its text states one. */
+  retryAfterSeconds?: number;
+}
+
+const NOT_CHECKED = { domainExists: null, mx: null, smtp: null, catchAll: null, disposable: null, role: null, free: null } as const;
+
+export function invalidSyntaxOutcome(email: string): VerifyOutcome {
+  return {
+    result: { email, score: 0, verdict: 'undeliverable', reason: 'invalid_syntax', checks: { syntax: false, ...NOT_CHECKED } },
+    temporary: false,
+  };
+}
+
+/** An entry whose processing failed unexpectedly: that entry alone is `risky`/`unexpected_error`. */
+export function unexpectedErrorOutcome(email: string, syntax: boolean): VerifyOutcome {
+  const [low, high] = SCORE_BANDS.risky;
+  const points = Math.min(high, Math.max(low, REASON_POINTS.unexpected_error));
+  return {
+    result: { email, score: points, verdict: 'risky', reason: 'unexpected_error', checks: { syntax, ...NOT_CHECKED } },
+    temporary: true,
+  };
+}
+
+function mxNames(lookup: MailHostsLookup | undefined): string[] | null {
+  if (lookup === undefined) return null;
+  if (lookup.kind === 'null_mx' || lookup.kind === 'nxdomain') return [];
+  return lookup.names ?? null;
+}
+
+function domainExists(lookup: MailHostsLookup | undefined): boolean | null {
+  if (lookup === undefined) return null;
+  if (lookup.kind === 'nxdomain') return false;
+  if (lookup.kind === 'temp_error' || lookup.kind === 'timeout') return lookup.names === undefined ? null : true;
+  return true;
+}
+
+const TEMPORARY_SMTP = new Set<AddressFacts['smtp']>(['greylisted', 'temporary', 'timeout', 'no_connect', 'error']);
+
+function isTemporary(facts: AddressFacts, deciding: ProbeOutcome | undefined): boolean {
+  if (facts.dns === 'temp_error' || facts.dns === 'timeout') return true;
+  if (facts.dns !== 'ok') return false;
+  if (TEMPORARY_SMTP.has(facts.smtp)) return true;
+  // A 4xx that the table read otherwise (452 4.2.2 over quota) is temporary too.
+  return deciding !== undefined && 'reply' in deciding && deciding.reply.code >= 400 && deciding.reply.code < 500;
+}
+
+/** `suggestedDomain`: the likely intended domain when the typo suggester found one. */
+export function probedOutcome(
+  parsed: ParsedAddress,
+  facts: AddressFacts,
+  lookup: MailHostsLookup | undefined,
+  deciding: ProbeOutcome | undefined,
+  suggestedDomain: string | undefined,
+): VerifyOutcome {
+  const didYouMean = suggestedDomain === undefined ? undefined : `${parsed.local}@${suggestedDomain}`;
+  const decision = decide(facts);
+  const result: VerifyResult = {
+    email: parsed.address,
+    score: score(facts, decision, didYouMean !== undefined),
+    verdict: decision.verdict,
+    reason: decision.reason,
+    checks: {
+      syntax: true,
+      domainExists: domainExists(lookup),
+      mx: mxNames(lookup),
+      smtp: decision.smtp,
+      catchAll: facts.dns === 'ok' ? facts.catchAll : null,
+      disposable: facts.disposable,
+      role: facts.role,
+      free: facts.free,
+    },
+    ...(didYouMean === undefined ? {} : { didYouMean }),
+  };
+  const temporary = isTemporary(facts, deciding);
+  const asked = temporary && deciding !== undefined && 'reply' in deciding ? retryAfterSeconds(deciding.reply.text) : undefined;
+  return { result, temporary, ...(asked === undefined ? {} : { retryAfterSeconds: asked }) };
+}

@@ -1,0 +1,81 @@
+/**
+ * A scripted mail world for engine tests: a DNS server and SMTP servers on 127.0.0.x sharing
+ * one port, each behaving like a kind of internet mail server. Each test file takes its own
+ * range of addresses so files can run in parallel.
+ */
+import { afterAll, beforeAll } from 'vitest';
+import { loadConfig } from '@svc/config';
+import type { VerifyResult } from '@svc/contracts';
+import { createVerifier } from '../../src/handler.ts';
+import type { ProbeTuning } from '../../src/engine/mail-server-probe.ts';
+import {
+  findFreePort,
+  startDnsServer,
+  startSmtpServer,
+  type RigDnsServer,
+  type RigSmtpServer,
+  type SmtpServerScript,
+  type Zone,
+} from '@svc/testkit';
+
+export interface World {
+  dns: RigDnsServer;
+  smtp: Map<string, RigSmtpServer>;
+  port: number;
+  verifier(env?: Record<string, string>, tuning?: Partial<ProbeTuning>): ReturnType<typeof createVerifier>;
+  run(emails: string[], env?: Record<string, string>, tuning?: Partial<ProbeTuning>): Promise<VerifyResult[]>;
+}
+
+/** Fast timings for tests; the retry and slow-reply tuning shortened to match. */
+export const FAST_TUNING: Partial<ProbeTuning> = { retryDelaysMs: [100, 200], minRetryTimeLeftMs: 200, slowReplyMs: 150 };
+
+export function useWorld(zone: Zone, servers: Record<string, SmtpServerScript>): World {
+  const state: { dns?: RigDnsServer; port: number } = { port: 0 };
+  const smtp = new Map<string, RigSmtpServer>();
+  const verifier = (env: Record<string, string> = {}, tuning: Partial<ProbeTuning> = FAST_TUNING) =>
+    createVerifier({
+      config: loadConfig({
+        VERIFY_DNS_SERVERS: state.dns?.address ?? '',
+        VERIFY_SMTP_PORT: String(state.port),
+        VERIFY_ALLOW_PRIVATE_MX: 'true',
+        VERIFY_HELO_NAME: 'probe.rig.test',
+        VERIFY_CONNECT_TIMEOUT_MS: '1000',
+        VERIFY_COMMAND_TIMEOUT_MS: '1000',
+        VERIFY_BATCH_DEADLINE_MS: '5000',
+        VERIFY_RESULT_CACHE_TTL_S: '0',
+        ...env,
+      }),
+      tuning,
+    });
+  beforeAll(async () => {
+    state.dns = await startDnsServer(zone);
+    state.port = await findFreePort(Object.keys(servers));
+    for (const [host, script] of Object.entries(servers)) smtp.set(host, await startSmtpServer({ ...script, host, port: state.port }));
+  });
+  afterAll(async () => {
+    await state.dns?.close();
+    await Promise.all([...smtp.values()].map((server) => server.close()));
+  });
+  return {
+    get dns() {
+      if (state.dns === undefined) throw new Error('the world is not started');
+      return state.dns;
+    },
+    smtp,
+    get port() {
+      return state.port;
+    },
+    verifier,
+    run: (emails, env, tuning) =>
+      verifier(env, tuning).verify(emails, { deadlineAt: Date.now() + 30_000, signal: new AbortController().signal }),
+  };
+}
+
+/** `{ email: 'verdict/reason' }` for compact expectations. */
+export const verdicts = (results: VerifyResult[]) =>
+  Object.fromEntries(results.map((result) => [result.email, `${result.verdict}/${result.reason}`]));
+
+/** MX record and host address for a one-server domain. */
+export function mailDomain(domain: string, ip: string): Zone {
+  return { [domain]: { MX: [[10, `mx.${domain}`]] }, [`mx.${domain}`]: { A: [ip] } };
+}
