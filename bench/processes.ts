@@ -16,9 +16,14 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
+/**
+ * Starts `node --import tsx <script>` with the product's own defaults (LOG_LEVEL info unless the
+ * environment says otherwise: logging is part of what a request costs). Standard output, where
+ * the logs go, is discarded; standard error is shown.
+ */
 export function startProcess(script: string, env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', script], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
     detached: true,
   });

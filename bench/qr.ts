@@ -8,7 +8,8 @@
  * run (default 10) after a BENCH_WARMUP_S warm-up (default 2) of each server.
  *
  * Embedded mode: `scripts/start.ts` without Redis. Distributed mode: the gateway and one qr-worker
- * over Redis (REDIS_URL, else the local one) with an API key in a fresh key prefix. Rate limits off.
+ * over Redis (REDIS_URL, else the local one) with an API key in a fresh key prefix. Rate limits off;
+ * everything else at the product's defaults, logging included (to a discarded standard output).
  *
  * Reported per run: responses per second and server CPU per response, read from /proc as
  * utime + stime (+ waited-for children) over each server's whole process tree; in distributed
@@ -56,6 +57,8 @@ interface Run {
   requestsPerSecond: number;
   cpuPerRequestUs: number;
   redisCpuS: number | undefined;
+  /** CPU seconds the other (idle) server spent meanwhile. */
+  idleOtherCpuS: number;
   p50Ms: number;
   p99Ms: number;
   failures: number;
@@ -74,7 +77,8 @@ process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
 
 const treeCpu = (child: ChildProcess) => () => Promise.resolve(child.pid === undefined ? 0 : processTreeCpuSeconds(child.pid));
 
-async function load(target: Target, durationS: number): Promise<Run> {
+async function load(target: Target, other: Target, durationS: number): Promise<Run> {
+  const otherBefore = await other.cpuSeconds();
   const cpuBefore = await target.cpuSeconds();
   const redisBefore = await target.redisCpuSeconds?.();
   const result = await autocannon({
@@ -86,12 +90,14 @@ async function load(target: Target, durationS: number): Promise<Run> {
   });
   const cpu = (await target.cpuSeconds()) - cpuBefore;
   const redis = redisBefore === undefined ? undefined : (await target.redisCpuSeconds!()) - redisBefore;
+  const idleOther = (await other.cpuSeconds()) - otherBefore;
   const responses = result['2xx'];
   return {
     role: target.role,
     requestsPerSecond: responses / result.duration,
     cpuPerRequestUs: (cpu / Math.max(1, responses)) * 1e6,
     redisCpuS: redis,
+    idleOtherCpuS: idleOther,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     failures: result.non2xx + result.errors + result.timeouts,
@@ -100,10 +106,11 @@ async function load(target: Target, durationS: number): Promise<Run> {
 
 /** Warm both up, then PAIRS interleaved runs: peer, product, peer, product, ... */
 async function interleaved(peer: Target, product: Target): Promise<Array<{ peer: Run; product: Run }>> {
-  await load(peer, WARMUP_S);
-  await load(product, WARMUP_S);
+  await load(peer, product, WARMUP_S);
+  await load(product, peer, WARMUP_S);
   const pairs: Array<{ peer: Run; product: Run }> = [];
-  for (let pair = 0; pair < PAIRS; pair += 1) pairs.push({ peer: await load(peer, DURATION_S), product: await load(product, DURATION_S) });
+  for (let pair = 0; pair < PAIRS; pair += 1)
+    pairs.push({ peer: await load(peer, product, DURATION_S), product: await load(product, peer, DURATION_S) });
   return pairs;
 }
 
@@ -223,6 +230,7 @@ function runRows(mode: string, pairs: Array<{ peer: Run; product: Run }>): Array
       'req/s': round(run.requestsPerSecond),
       'CPU us/req': round(run.cpuPerRequestUs),
       'Redis CPU s': run.redisCpuS === undefined ? '' : round(run.redisCpuS, 2),
+      'idle other CPU s': round(run.idleOtherCpuS, 2),
       'p50 ms': run.p50Ms,
       'p99 ms': run.p99Ms,
       failures: run.failures,
@@ -252,7 +260,10 @@ const embeddedPairs = await embedded();
 const { pairs: distributedPairs, redisSource } = await distributed();
 printTable([...runRows('embedded', embeddedPairs), ...runRows('distributed', distributedPairs)]);
 console.log(`Distributed product CPU = gateway tree + qr-worker tree + Redis, Redis read from ${redisSource}.`);
-console.log('Redis CPU during peer runs is load from other Redis users (the peer does not use Redis).');
+console.log(
+  'Redis CPU during peer runs is load from other Redis users (the peer does not use Redis); ' +
+    '"idle other" is what the server not under load spent during the run (not counted in either ratio).',
+);
 printTable([
   summaryRow('embedded', embeddedPairs, `throughput >= ${GOALS.embedded.throughput}, CPU/request <= ${GOALS.embedded.cpu}`),
   summaryRow('distributed', distributedPairs, `throughput >= ${GOALS.distributed.throughput}`),
