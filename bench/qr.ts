@@ -1,109 +1,212 @@
 /**
- * `npm run bench:qr`: GET /v1/qr/qr with a 100-character URL through the gateway, in embedded
- * mode and in distributed mode with one qr-worker (50 connections, BENCH_DURATION_S seconds each,
- * rate limits off), against the same content rendered by a bare in-process call in a loop.
+ * `npm run bench:qr`: the product against the do-it-yourself route in the same run.
+ *
+ * The peer (bench/peers/qr-peer.ts: fastify + node-qrcode `toString`, no auth) and the product run
+ * as separate processes, both up at once; load runs alternate peer, product, peer, product, ...
+ * (BENCH_PAIRS pairs, default 3) so that a noisy neighbour hits both alike. Every request carries
+ * new content (a 100-character URL with a counter), 50 connections, BENCH_DURATION_S seconds per
+ * run (default 10) after a BENCH_WARMUP_S warm-up (default 2) of each server.
+ *
+ * Embedded mode: `scripts/start.ts` without Redis. Distributed mode: the gateway and one qr-worker
+ * over Redis (REDIS_URL, else the local one) with an API key in a fresh key prefix. Rate limits off;
+ * everything else at the product's defaults, logging included (to a discarded standard output).
+ *
+ * Reported per run: responses per second and server CPU per response, read from /proc as
+ * utime + stime (+ waited-for children) over each server's whole process tree; in distributed
+ * mode the product's CPU also counts the Redis server's delta (its /proc entry when it runs on
+ * this machine, else INFO cpu). Redis's CPU during the peer's runs, when only other users can
+ * be busy on it, is shown as a noise gauge. Summary: product/peer ratios, medians with min-max.
  */
 import autocannon from 'autocannon';
+import type { ChildProcess } from 'node:child_process';
+import type { Redis } from '@svc/jobs/redis';
 import { loadConfig } from '@svc/config';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
 import { findRedis } from '@svc/testkit';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
-import { renderQr } from '@svc/qr-worker';
-import { freePort, percentile, printTable, startProcess, stopProcess, waitForOk } from './processes.ts';
+import { freePort, printTable, processName, processTreeCpuSeconds, startProcess, stopProcess, waitForOk } from './processes.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2);
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 3);
 const CONNECTIONS = 50;
-const DATA = `https://example.com/${'p'.repeat(100 - 'https://example.com/'.length)}`;
-const PATH = `/v1/qr/qr?data=${encodeURIComponent(DATA)}`;
+const CONTENT_LENGTH = 100;
 
-interface Row {
-  [column: string]: string | number;
-  setup: string;
-  'req/s': number;
-  'p50 ms': number;
-  'p99 ms': number;
-  errors: number;
+/** Goals of the product against the peer (ratios of product to peer). */
+const GOALS = { embedded: { throughput: 1.5, cpu: 0.67 }, distributed: { throughput: 0.8 } };
+
+let contentCounter = 0;
+/** A new 100-character URL on every call. */
+function nextContent(): string {
+  const head = `https://example.com/orders/${String(contentCounter++).padStart(10, '0')}?ref=`;
+  return head + 'newsletter-spring-campaign-'.repeat(4).slice(0, CONTENT_LENGTH - head.length);
 }
 
-function bareRender(): Row {
-  const payload = { data: DATA, format: 'svg' as const, scale: 8, margin: 4, dark: '#000000ff', light: '#ffffffff' };
-  const latencies: number[] = [];
-  const until = performance.now() + DURATION_S * 1_000;
-  while (performance.now() < until) {
-    const started = performance.now();
-    renderQr(payload);
-    latencies.push(performance.now() - started);
-  }
-  latencies.sort((a, b) => a - b);
-  return {
-    setup: 'bare renderQr() loop',
-    'req/s': Math.round(latencies.length / DURATION_S),
-    'p50 ms': round(percentile(latencies, 50)),
-    'p99 ms': round(percentile(latencies, 99)),
-    errors: 0,
-  };
+interface Target {
+  role: 'peer' | 'product';
+  origin: string;
+  path: (data: string) => string;
+  headers: Record<string, string>;
+  /** CPU seconds used so far by the server side. */
+  cpuSeconds: () => Promise<number>;
+  /** Redis's part of cpuSeconds, when the server side includes Redis. */
+  redisCpuSeconds?: () => Promise<number>;
 }
 
-const round = (value: number) => Math.round(value * 1_000) / 1_000;
+interface Run {
+  role: Target['role'];
+  requestsPerSecond: number;
+  cpuPerRequestUs: number;
+  redisCpuS: number | undefined;
+  /** CPU seconds the other (idle) server spent meanwhile. */
+  idleOtherCpuS: number;
+  p50Ms: number;
+  p99Ms: number;
+  failures: number;
+}
 
-async function load(setup: string, baseUrl: string, key: string): Promise<Row> {
+const children: ChildProcess[] = [];
+function start(script: string, env: Record<string, string>): ChildProcess {
+  const child = startProcess(script, env);
+  children.push(child);
+  return child;
+}
+async function stopAll(): Promise<void> {
+  await Promise.all(children.splice(0).map((child) => stopProcess(child)));
+}
+process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
+
+const treeCpu = (child: ChildProcess) => () => Promise.resolve(child.pid === undefined ? 0 : processTreeCpuSeconds(child.pid));
+
+async function load(target: Target, other: Target, durationS: number): Promise<Run> {
+  const otherBefore = await other.cpuSeconds();
+  const cpuBefore = await target.cpuSeconds();
+  const redisBefore = await target.redisCpuSeconds?.();
   const result = await autocannon({
-    url: `${baseUrl}${PATH}`,
+    url: target.origin,
     connections: CONNECTIONS,
-    duration: DURATION_S,
-    headers: { authorization: `Bearer ${key}` },
+    duration: durationS,
+    headers: target.headers,
+    requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: target.path(nextContent()) }) }],
   });
+  const cpu = (await target.cpuSeconds()) - cpuBefore;
+  const redis = redisBefore === undefined ? undefined : (await target.redisCpuSeconds!()) - redisBefore;
+  const idleOther = (await other.cpuSeconds()) - otherBefore;
+  const responses = result['2xx'];
   return {
-    setup,
-    'req/s': Math.round(result.requests.average),
-    'p50 ms': result.latency.p50,
-    'p99 ms': result.latency.p99,
-    errors: result.errors + result.non2xx,
+    role: target.role,
+    requestsPerSecond: responses / result.duration,
+    cpuPerRequestUs: (cpu / Math.max(1, responses)) * 1e6,
+    redisCpuS: redis,
+    idleOtherCpuS: idleOther,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    failures: result.non2xx + result.errors + result.timeouts,
   };
 }
 
-async function embedded(): Promise<Row> {
+/** Warm both up, then PAIRS interleaved runs: peer, product, peer, product, ... */
+async function interleaved(peer: Target, product: Target): Promise<Array<{ peer: Run; product: Run }>> {
+  await load(peer, product, WARMUP_S);
+  await load(product, peer, WARMUP_S);
+  const pairs: Array<{ peer: Run; product: Run }> = [];
+  for (let pair = 0; pair < PAIRS; pair += 1)
+    pairs.push({ peer: await load(peer, product, DURATION_S), product: await load(product, peer, DURATION_S) });
+  return pairs;
+}
+
+async function startPeer(): Promise<Target> {
+  const port = await freePort();
+  const child = start('bench/peers/qr-peer.ts', { PORT: String(port), HOST: '127.0.0.1' });
+  await waitForOk(`http://127.0.0.1:${port}/qr?data=ready`);
+  return {
+    role: 'peer',
+    origin: `http://127.0.0.1:${port}`,
+    path: (data) => `/qr?data=${encodeURIComponent(data)}`,
+    headers: {},
+    cpuSeconds: treeCpu(child),
+  };
+}
+
+const productPath = (data: string) => `/v1/qr/qr?data=${encodeURIComponent(data)}`;
+
+async function embedded(): Promise<Array<{ peer: Run; product: Run }>> {
   const key = generateApiKey();
   const port = await freePort();
-  const gateway = startProcess('scripts/start.ts', {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    API_KEYS: key,
-    RATE_LIMIT_QR_GENERATE: '0',
-    REDIS_URL: '',
-  });
   try {
+    const peer = await startPeer();
+    const gateway = start('scripts/start.ts', {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      API_KEYS: key,
+      RATE_LIMIT_QR_GENERATE: '0',
+      REDIS_URL: '',
+    });
     await waitForOk(`http://127.0.0.1:${port}/readyz`);
-    return await load('gateway, embedded', `http://127.0.0.1:${port}`, key);
+    const product: Target = {
+      role: 'product',
+      origin: `http://127.0.0.1:${port}`,
+      path: productPath,
+      headers: { authorization: `Bearer ${key}` },
+      cpuSeconds: treeCpu(gateway),
+    };
+    return await interleaved(peer, product);
   } finally {
-    await stopProcess(gateway);
+    await stopAll();
   }
 }
 
-async function distributed(): Promise<Row> {
+/** Redis's CPU seconds: from /proc when the server runs here, else from INFO cpu. */
+async function redisCpuReader(client: Redis): Promise<{ source: string; read: () => Promise<number> }> {
+  const pid = Number(/process_id:(\d+)/.exec(await client.info('server'))?.[1]);
+  if (Number.isInteger(pid) && processName(pid) === 'redis-server') {
+    return { source: `/proc/${pid}/stat (redis-server)`, read: () => Promise.resolve(processTreeCpuSeconds(pid)) };
+  }
+  return {
+    source: 'INFO cpu (used_cpu_user + used_cpu_sys)',
+    read: async () => {
+      const info = await client.info('cpu');
+      const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+      return field('used_cpu_user') + field('used_cpu_sys');
+    },
+  };
+}
+
+async function distributed(): Promise<{ pairs: Array<{ peer: Run; product: Run }>; redisSource: string }> {
   const redis = await findRedis();
-  const prefix = `bench-${Date.now()}`;
+  const prefix = `bench-qr-${Date.now()}`;
   const key = generateApiKey();
   const client = createRedis(redis.url, 'request');
-  await waitForRedis(client, 5_000);
-  await new RedisKeyStore(client, prefix).create('bench', key);
-  const port = await freePort();
-  const env = {
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: prefix,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    RATE_LIMIT_QR_GENERATE: '0',
-    WORKER_METRICS_PORT: String(await freePort()),
-  };
-  const worker = startProcess('services/qr-worker/src/main.ts', env);
-  const gateway = startProcess('services/gateway/src/main.ts', env);
   try {
+    await waitForRedis(client, 5_000);
+    await new RedisKeyStore(client, prefix).create('bench', key);
+    const redisCpu = await redisCpuReader(client);
+    const port = await freePort();
+    const env = {
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: prefix,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      RATE_LIMIT_QR_GENERATE: '0',
+      WORKER_METRICS_PORT: String(await freePort()),
+    };
+    const peer = await startPeer();
+    // Redis is idle for the peer: what it spends during the peer's runs is other users' load.
+    peer.redisCpuSeconds = redisCpu.read;
+    const worker = start('services/qr-worker/src/main.ts', env);
+    const gateway = start('services/gateway/src/main.ts', env);
     await waitForOk(`http://127.0.0.1:${port}/readyz`);
-    return await load('gateway, distributed (1 qr-worker)', `http://127.0.0.1:${port}`, key);
+    const product: Target = {
+      role: 'product',
+      origin: `http://127.0.0.1:${port}`,
+      path: productPath,
+      headers: { authorization: `Bearer ${key}` },
+      cpuSeconds: async () => (await treeCpu(gateway)()) + (await treeCpu(worker)()) + (await redisCpu.read()),
+      redisCpuSeconds: redisCpu.read,
+    };
+    return { pairs: await interleaved(peer, product), redisSource: redisCpu.source };
   } finally {
-    await stopProcess(gateway);
-    await stopProcess(worker);
+    await stopAll();
     const keys = await client.keys(`${prefix}:*`);
     if (keys.length > 0) await client.del(...keys);
     client.disconnect();
@@ -111,9 +214,61 @@ async function distributed(): Promise<Row> {
   }
 }
 
+const round = (value: number, digits = 0) => Number(value.toFixed(digits));
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+const spread = (values: number[]) => `${median(values).toFixed(2)} (${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)})`;
+
+function runRows(mode: string, pairs: Array<{ peer: Run; product: Run }>): Array<Record<string, string | number>> {
+  return pairs.flatMap((pair, index) =>
+    [pair.peer, pair.product].map((run) => ({
+      mode,
+      pair: index + 1,
+      server: run.role,
+      'req/s': round(run.requestsPerSecond),
+      'CPU us/req': round(run.cpuPerRequestUs),
+      'Redis CPU s': run.redisCpuS === undefined ? '' : round(run.redisCpuS, 2),
+      'idle other CPU s': round(run.idleOtherCpuS, 2),
+      'p50 ms': run.p50Ms,
+      'p99 ms': run.p99Ms,
+      failures: run.failures,
+    })),
+  );
+}
+
+function summaryRow(mode: string, pairs: Array<{ peer: Run; product: Run }>, goal: string): Record<string, string> {
+  return {
+    mode,
+    'throughput, product/peer': spread(pairs.map((p) => p.product.requestsPerSecond / p.peer.requestsPerSecond)),
+    'CPU per request, product/peer': spread(pairs.map((p) => p.product.cpuPerRequestUs / p.peer.cpuPerRequestUs)),
+    'peer req/s': median(pairs.map((p) => p.peer.requestsPerSecond)).toFixed(0),
+    'product req/s': median(pairs.map((p) => p.product.requestsPerSecond)).toFixed(0),
+    'peer CPU us/req': median(pairs.map((p) => p.peer.cpuPerRequestUs)).toFixed(0),
+    'product CPU us/req': median(pairs.map((p) => p.product.cpuPerRequestUs)).toFixed(0),
+    goal,
+  };
+}
+
 loadConfig(); // fail early on a broken environment
-console.log(`QR benchmark: ${CONNECTIONS} connections, ${DURATION_S} s per setup, ${DATA.length}-character URL`);
-const bare = bareRender();
-const rows = [bare, await embedded(), await distributed()];
-printTable(rows.map((row) => ({ ...row, 'vs bare req/s': row === bare ? '1' : (row['req/s'] / bare['req/s']).toFixed(3) })));
-process.exit(0);
+console.log(
+  `QR benchmark: product against the bare peer, ${PAIRS} interleaved pairs per mode, ${CONNECTIONS} connections, ` +
+    `${DURATION_S} s per run after ${WARMUP_S} s warm-up, a new ${CONTENT_LENGTH}-character URL per request`,
+);
+const embeddedPairs = await embedded();
+const { pairs: distributedPairs, redisSource } = await distributed();
+printTable([...runRows('embedded', embeddedPairs), ...runRows('distributed', distributedPairs)]);
+console.log(`Distributed product CPU = gateway tree + qr-worker tree + Redis, Redis read from ${redisSource}.`);
+console.log(
+  'Redis CPU during peer runs is load from other Redis users (the peer does not use Redis); ' +
+    '"idle other" is what the server not under load spent during the run (not counted in either ratio).',
+);
+printTable([
+  summaryRow('embedded', embeddedPairs, `throughput >= ${GOALS.embedded.throughput}, CPU/request <= ${GOALS.embedded.cpu}`),
+  summaryRow('distributed', distributedPairs, `throughput >= ${GOALS.distributed.throughput}`),
+]);
+const failures = [...embeddedPairs, ...distributedPairs].reduce((sum, pair) => sum + pair.peer.failures + pair.product.failures, 0);
+if (failures > 0) console.error(`${failures} requests failed (non-2xx, errors or timeouts): the ratios above are not trustworthy.`);
+process.exit(failures > 0 ? 1 : 0);

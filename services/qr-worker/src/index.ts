@@ -4,6 +4,7 @@ import { renderQr } from './render.ts';
 
 export { renderQr } from './render.ts';
 export { encode, type ModuleMatrix } from './encode.ts';
+export { encodeText, type QrSymbol } from './encoder/index.ts';
 export { renderSvg } from './svg.ts';
 export { matrixBody } from './matrix.ts';
 

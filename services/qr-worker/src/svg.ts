@@ -16,23 +16,48 @@ function paint(colour: string): { fill: string; opacity: number } {
 const fillAttributes = ({ fill, opacity }: { fill: string; opacity: number }) =>
   opacity >= 1 ? `fill="${fill}"` : `fill="${fill}" fill-opacity="${Number(opacity.toFixed(3))}"`;
 
+/**
+ * Path text is written as ASCII bytes into one buffer: per run of dark modules
+ * `M<x> <y>h<run>v1h-<run>z`. Building it from template strings cost as much CPU as encoding the
+ * symbol. Coordinates stay below 100 (57 modules plus two margins of at most 20).
+ */
+let pathBuffer = Buffer.alloc(32 * 1024);
+const MAX_RUN_BYTES = 'M00 00h00v1h-00z'.length;
+
 export function darkModulesPath(matrix: ModuleMatrix, margin: number): string {
   const { size, modules } = matrix;
-  const parts: string[] = [];
+  const bound = size * Math.ceil(size / 2) * MAX_RUN_BYTES;
+  if (pathBuffer.length < bound) pathBuffer = Buffer.alloc(bound);
+  const out = pathBuffer;
+  let length = 0;
+  const number = (value: number) => {
+    if (value >= 10) out[length++] = 48 + Math.floor(value / 10);
+    out[length++] = 48 + (value % 10);
+  };
   for (let y = 0; y < size; y += 1) {
-    let x = 0;
-    while (x < size) {
-      if (modules[y * size + x] !== 1) {
+    const row = y * size;
+    for (let x = 0; x < size;) {
+      if (modules[row + x] !== 1) {
         x += 1;
         continue;
       }
       const start = x;
-      while (x < size && modules[y * size + x] === 1) x += 1;
-      const run = x - start;
-      parts.push(`M${start + margin} ${y + margin}h${run}v1h-${run}z`);
+      while (x < size && modules[row + x] === 1) x += 1;
+      out[length++] = 0x4d; // M
+      number(start + margin);
+      out[length++] = 0x20;
+      number(y + margin);
+      out[length++] = 0x68; // h
+      number(x - start);
+      out[length++] = 0x76; // v
+      out[length++] = 0x31; // 1
+      out[length++] = 0x68; // h
+      out[length++] = 0x2d; // -
+      number(x - start);
+      out[length++] = 0x7a; // z
     }
   }
-  return parts.join('');
+  return out.toString('latin1', 0, length);
 }
 
 export function renderSvg(matrix: ModuleMatrix, options: { scale: number; margin: number; dark: string; light: string }): string {

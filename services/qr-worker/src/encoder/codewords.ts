@@ -1,0 +1,95 @@
+/**
+ * Segments to the final codeword sequence: mode and count fields, data, terminator and padding,
+ * split into blocks, error correction per block, then the blocks interleaved.
+ */
+import { BitBuffer } from './bit-buffer.ts';
+import { blockStructure, dataCodewordCount } from './level-m-tables.ts';
+import { writeErrorCorrection } from './reed-solomon.ts';
+import { ALPHANUMERIC, ALPHANUMERIC_VALUE, MODE_INDICATOR, NUMERIC, countBits, countWidthClass, type Segment } from './segmentation.ts';
+
+function writeNumeric(buffer: BitBuffer, text: string, start: number, end: number): void {
+  for (let i = start; i < end; i += 3) {
+    const digits = Math.min(3, end - i);
+    let value = 0;
+    for (let k = 0; k < digits; k += 1) value = value * 10 + text.charCodeAt(i + k) - 48;
+    buffer.put(value, digits * 3 + 1);
+  }
+}
+
+function writeAlphanumeric(buffer: BitBuffer, text: string, start: number, end: number): void {
+  let i = start;
+  for (; i + 1 < end; i += 2) buffer.put(ALPHANUMERIC_VALUE[text.charCodeAt(i)]! * 45 + ALPHANUMERIC_VALUE[text.charCodeAt(i + 1)]!, 11);
+  if (i < end) buffer.put(ALPHANUMERIC_VALUE[text.charCodeAt(i)]!, 6);
+}
+
+/** UTF-8, as TextEncoder writes it (a lone surrogate becomes U+FFFD). */
+function writeUtf8(buffer: BitBuffer, text: string, start: number, end: number): void {
+  for (let i = start; i < end; i += 1) {
+    let point = text.charCodeAt(i);
+    if (point < 0x80) {
+      buffer.put(point, 8);
+      continue;
+    }
+    if (point >= 0xd800 && point <= 0xdfff) {
+      const low = text.charCodeAt(i + 1);
+      if (point <= 0xdbff && i + 1 < end && low >= 0xdc00 && low <= 0xdfff) {
+        point = 0x10000 + ((point - 0xd800) << 10) + (low - 0xdc00);
+        i += 1;
+      } else {
+        point = 0xfffd;
+      }
+    }
+    if (point < 0x800) {
+      buffer.put(0xc0 | (point >>> 6), 8);
+    } else if (point < 0x10000) {
+      buffer.put(0xe0 | (point >>> 12), 8);
+      buffer.put(0x80 | ((point >>> 6) & 0x3f), 8);
+    } else {
+      buffer.put(0xf0 | (point >>> 18), 8);
+      buffer.put(0x80 | ((point >>> 12) & 0x3f), 8);
+      buffer.put(0x80 | ((point >>> 6) & 0x3f), 8);
+    }
+    buffer.put(0x80 | (point & 0x3f), 8);
+  }
+}
+
+/** The data codewords: segments, then the terminator, bit padding and pad bytes (all zero bits need no write). */
+export function dataCodewords(text: string, segments: readonly Segment[], version: number): Uint8Array {
+  const capacity = dataCodewordCount(version);
+  const buffer = new BitBuffer(capacity);
+  const widthClass = countWidthClass(version);
+  for (const segment of segments) {
+    buffer.put(MODE_INDICATOR[segment.mode], 4);
+    buffer.put(segment.count, countBits(segment.mode, widthClass));
+    if (segment.mode === NUMERIC) writeNumeric(buffer, text, segment.start, segment.end);
+    else if (segment.mode === ALPHANUMERIC) writeAlphanumeric(buffer, text, segment.start, segment.end);
+    else writeUtf8(buffer, text, segment.start, segment.end);
+  }
+  if (buffer.lengthInBits > capacity * 8) throw new RangeError(`${buffer.lengthInBits} bits do not fit version ${version}`);
+  // A terminator of up to four zero bits, zeros to the byte boundary, then 0xec 0x11 alternately.
+  const padStart = Math.min(capacity, Math.ceil((buffer.lengthInBits + 4) / 8));
+  for (let i = padStart; i < capacity; i += 1) buffer.bytes[i] = (i - padStart) % 2 === 0 ? 0xec : 0x11;
+  return buffer.bytes;
+}
+
+/** Data and error-correction codewords in the order they are placed in the symbol. */
+export function interleavedCodewords(data: Uint8Array, version: number): Uint8Array {
+  const { eccPerBlock, dataPerBlock } = blockStructure(version);
+  const blockCount = dataPerBlock.length;
+  const ecc = new Uint8Array(eccPerBlock * blockCount);
+  const blockStarts: number[] = [];
+  for (let block = 0, offset = 0; block < blockCount; offset += dataPerBlock[block]!, block += 1) {
+    blockStarts.push(offset);
+    writeErrorCorrection(data.subarray(offset, offset + dataPerBlock[block]!), eccPerBlock, ecc, block * eccPerBlock);
+  }
+  // Codeword i of every block in turn (group 2 blocks are one longer), then the same for error correction.
+  const result = new Uint8Array(data.length + ecc.length);
+  let next = 0;
+  for (let i = 0; i < dataPerBlock[blockCount - 1]!; i += 1) {
+    for (let block = 0; block < blockCount; block += 1) if (i < dataPerBlock[block]!) result[next++] = data[blockStarts[block]! + i]!;
+  }
+  for (let i = 0; i < eccPerBlock; i += 1) {
+    for (let block = 0; block < blockCount; block += 1) result[next++] = ecc[block * eccPerBlock + i]!;
+  }
+  return result;
+}

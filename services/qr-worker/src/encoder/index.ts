@@ -1,0 +1,52 @@
+/**
+ * The QR encoder at level M, versions 1..10: the smallest version that holds the text under its
+ * optimal segmentation, and the mask with the lowest penalty. The SVG and JSON renderers live
+ * apart (../svg.ts, ../matrix.ts) and see only the module matrix.
+ */
+import { dataCodewords, interleavedCodewords } from './codewords.ts';
+import { MAX_VERSION, MIN_VERSION, dataCodewordCount, symbolSize } from './level-m-tables.ts';
+import { applyBestMask } from './mask-penalty.ts';
+import { segment, totalBits, type Segment } from './segmentation.ts';
+import { placeCodewords, symbolTemplate } from './symbol-template.ts';
+
+export { MAX_VERSION } from './level-m-tables.ts';
+export { BYTE, NUMERIC, ALPHANUMERIC, type Mode, type Segment } from './segmentation.ts';
+
+export interface QrSymbol {
+  version: number;
+  size: number;
+  mask: number;
+  /** Row-major, `size * size` entries, 1 = dark. */
+  modules: Uint8Array;
+}
+
+/** The smallest version and its segments, or undefined when the text needs more than version 10. */
+export function chooseVersion(text: string): { version: number; segments: Segment[] } | undefined {
+  // Versions 1..9 share one width of character-count fields, version 10 has wider ones.
+  const narrow = segment(text, 0);
+  const narrowBits = totalBits(narrow, 0);
+  for (let version = MIN_VERSION; version < 10; version += 1) {
+    if (narrowBits <= 8 * dataCodewordCount(version)) return { version, segments: narrow };
+  }
+  const wide = segment(text, 1);
+  return totalBits(wide, 1) <= 8 * dataCodewordCount(MAX_VERSION) ? { version: MAX_VERSION, segments: wide } : undefined;
+}
+
+/** Encodes given segments at a given version (they must fit it). */
+export function encodeSegments(text: string, segments: readonly Segment[], version: number): QrSymbol {
+  const template = symbolTemplate(version);
+  const codewords = interleavedCodewords(dataCodewords(text, segments, version), version);
+  const unmasked = placeCodewords(template, codewords);
+  const { mask, rows } = applyBestMask(template, unmasked.rows, unmasked.columns);
+  const size = symbolSize(version);
+  const modules = new Uint8Array(size * size);
+  for (let row = 0; row < size; row += 1) {
+    for (let column = 0; column < size; column += 1) modules[row * size + column] = (rows[2 * row + (column >>> 5)]! >>> (column & 31)) & 1;
+  }
+  return { version, size, mask, modules };
+}
+
+export function encodeText(text: string): QrSymbol | undefined {
+  const chosen = chooseVersion(text);
+  return chosen === undefined ? undefined : encodeSegments(text, chosen.segments, chosen.version);
+}
