@@ -21,6 +21,8 @@ export interface WorkerProcessOptions {
   concurrency: number;
   registry: Registry;
   logger: Logger;
+  /** BullMQ workers of other queues this process runs (lists): in health, queue depth and shutdown. */
+  extraWorkers?: Worker[];
 }
 
 export interface WorkerProcess {
@@ -50,12 +52,14 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
     });
     return worker;
   });
+  workers.push(...(options.extraWorkers ?? []));
 
   // Queue depth is read at scrape time, so an idle worker costs Redis nothing between scrapes.
   const countsClient = createRedis(url, 'request', 'worker-metrics');
-  const queues = options.handlers.map(
-    (handler) => new Queue(handler.kind.name, { connection: countsClient, prefix: bullPrefix(config.REDIS_PREFIX) }),
-  );
+  const queues = [
+    ...options.handlers.map((handler) => handler.kind.name),
+    ...(options.extraWorkers ?? []).map((worker) => worker.name),
+  ].map((name) => new Queue(name, { connection: countsClient, prefix: bullPrefix(config.REDIS_PREFIX) }));
   for (const queue of queues) queue.on('error', () => undefined);
   const collectDepth = async () => {
     await Promise.all(

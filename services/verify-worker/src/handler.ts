@@ -9,7 +9,7 @@ import type { Redis } from '@svc/jobs/redis';
 import type { Registry } from 'prom-client';
 import { MemoryTtlCache, RedisTtlCache, type TtlCache } from './cache/ttl-cache.ts';
 import { DnsResolver } from './dns/resolver.ts';
-import { HostLimiter } from './engine/host-limiter.ts';
+import { HostLimiter, type SessionLimiter } from './engine/host-limiter.ts';
 import { Verifier } from './engine/verifier.ts';
 import { createVerifyMetrics } from './metrics.ts';
 import { filterProbeTargets } from './net/private-address.ts';
@@ -19,11 +19,25 @@ export interface VerifyHandlerOptions {
   registry?: Registry;
   /** Shared cache in distributed mode. */
   redis?: Redis;
+  /** Session slots per mail server shared with other work (lists); default: this verifier's own. */
+  limiter?: SessionLimiter;
+  catchAllLocalPart?: (domain: string) => string;
+}
+
+/** One set of verify metrics per registry: the batch and the list verifier of a process share it. */
+const metricsByRegistry = new WeakMap<Registry, ReturnType<typeof createVerifyMetrics>>();
+function metricsOf(registry: Registry): ReturnType<typeof createVerifyMetrics> {
+  let metrics = metricsByRegistry.get(registry);
+  if (metrics === undefined) {
+    metrics = createVerifyMetrics(registry);
+    metricsByRegistry.set(registry, metrics);
+  }
+  return metrics;
 }
 
 export function createVerifier(options: VerifyHandlerOptions): Verifier {
   const { config } = options;
-  const metrics = options.registry === undefined ? undefined : createVerifyMetrics(options.registry);
+  const metrics = options.registry === undefined ? undefined : metricsOf(options.registry);
   const resolver = new DnsResolver({
     servers: config.VERIFY_DNS_SERVERS,
     timeoutMs: config.VERIFY_CONNECT_TIMEOUT_MS,
@@ -40,6 +54,7 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
     batchDeadlineMs: config.VERIFY_BATCH_DEADLINE_MS,
     cache: ttl > 0 ? { get: (key) => store.get(key), set: (key, value) => store.set(key, value, ttl) } : undefined,
     onResult: (result) => metrics?.verdicts.inc({ verdict: result.verdict, reason: result.reason }),
+    ...(options.catchAllLocalPart === undefined ? {} : { catchAllLocalPart: options.catchAllLocalPart }),
     probe: {
       lookupAddresses: async (host) => {
         const found = await resolver.lookupAddresses(host);
@@ -50,7 +65,7 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
         if (refused.length > 0) metrics?.privateRefusals.inc(refused.length);
         return allowed;
       },
-      limiter: new HostLimiter(config.VERIFY_MAX_CONNECTIONS_PER_HOST),
+      limiter: options.limiter ?? new HostLimiter(config.VERIFY_MAX_CONNECTIONS_PER_HOST),
       session: {
         port: config.VERIFY_SMTP_PORT,
         heloName: config.heloName,

@@ -3,7 +3,12 @@
  * the servers we probe, and the way not to look like a spammer. Waiters are served in order and
  * leave the queue when their batch's deadline aborts them.
  */
-export class HostLimiter {
+/** What the engine needs of a limiter: run `task` holding one session slot to `host`. */
+export interface SessionLimiter {
+  run<T>(host: string, signal: AbortSignal, task: () => Promise<T>): Promise<T>;
+}
+
+export class HostLimiter implements SessionLimiter {
   private readonly active = new Map<string, number>();
   private readonly waiting = new Map<string, Array<() => void>>();
 

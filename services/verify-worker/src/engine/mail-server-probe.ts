@@ -5,7 +5,7 @@
  * connection left unanswered. Never connects to a non-public address unless allowed.
  */
 import { runSmtpSession, type SmtpReply, type SmtpSessionResult, type SmtpStage } from '../smtp/session.ts';
-import type { HostLimiter } from './host-limiter.ts';
+import type { SessionLimiter } from './host-limiter.ts';
 
 /** RFC 5321 §4.5.3.1.8: a server must accept at least 100 recipients per transaction. */
 export const MAX_RCPT_PER_SESSION = 100;
@@ -21,7 +21,7 @@ export type ProbeOutcome =
 export interface MailServerProbeDeps {
   lookupAddresses: (host: string, signal: AbortSignal) => Promise<string[]>;
   filterTargets: (addresses: string[]) => string[];
-  limiter: HostLimiter;
+  limiter: SessionLimiter;
   session: {
     port: number;
     heloName: string;

@@ -32,6 +32,12 @@ export interface VerifierDeps {
   /** Cache of settled outcomes by normalised address (never timeouts or temporary states). */
   cache?: { get(key: string): Promise<VerifyResult | undefined>; set(key: string, value: VerifyResult): Promise<void> };
   onResult?: (result: VerifyResult) => void;
+  /**
+   * Local part of the catch-all probe at a domain (default: random each time). Lists retry
+   * greylisted answers, and a greylisting server only lets through a recipient it saw before, so
+   * their probe must stay the same across attempts.
+   */
+  catchAllLocalPart?: (domain: string) => string;
 }
 
 /** Outcomes worth remembering: they will not change on the next try. */
@@ -150,7 +156,7 @@ export class Verifier {
       const groupKey = lookup.hosts.join(' ');
       const group = groups.get(groupKey) ?? { hosts: lookup.hosts, recipients: new Set<string>() };
       if (!catchAllProbe.has(parsed.domain)) {
-        const probe = `${randomBytes(9).toString('hex')}@${parsed.domain}`;
+        const probe = `${this.deps.catchAllLocalPart?.(parsed.domain) ?? randomBytes(9).toString('hex')}@${parsed.domain}`;
         catchAllProbe.set(parsed.domain, probe);
         group.recipients.add(probe);
       }

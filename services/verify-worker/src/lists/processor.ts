@@ -1,0 +1,217 @@
+/**
+ * The work of a list, one job at a time, through the same engine as the batch route:
+ * - a chunk's first pass probes its distinct addresses (sorted by domain at upload, so they share
+ *   sessions) and records each settled result once;
+ * - temporary answers (greylisting, timeouts) get a retry mark and a delayed retry job per chunk
+ *   and round, probed on fresh sessions; after the last configured delay they settle as they are;
+ * - after each job the list's due units are billed (idempotent: the meter's ledger counts the
+ *   units a list already paid), and a list that ended is finished: billed, its callback handed
+ *   over once, its data set to expire.
+ * Every step can run again after a crash and record nothing twice. The janitor finishes what a
+ * crash left between steps (a list ended but not finished, a list created but never queued).
+ */
+import { randomUUID } from 'node:crypto';
+import { OPERATIONS, billingPeriod, isEnded, listUnits, type ListStatus, type VerifyResult } from '@svc/contracts';
+import {
+  chunkJobs,
+  ledgerOf,
+  toListObject,
+  type CallbackDispatcher,
+  type ListEventType,
+  type ListJob,
+  type ListQueue,
+  type ListRecord,
+  type ListStore,
+  type RetryMark,
+  type SettledEntry,
+} from '@svc/lists';
+import type { Meter } from '@svc/metering';
+import type { Logger } from '@svc/telemetry';
+import { retryDelayMs, temporariness } from './temporary.ts';
+
+export type VerifyFn = (emails: string[], options: { deadlineAt: number; signal: AbortSignal }) => Promise<VerifyResult[]>;
+
+export interface ListProcessorDeps {
+  store: ListStore;
+  queue: ListQueue;
+  meter: Meter;
+  verify: VerifyFn;
+  /** Hands the end-of-list event over for delivery; absent, no callback is sent. */
+  dispatcher?: CallbackDispatcher;
+  retryDelaysS: readonly number[];
+  retentionMs: number;
+  /** How long one pass over a chunk may probe before its open addresses count as timeouts. */
+  chunkDeadlineMs: number;
+  /** How old an unfinished state must be before the janitor repairs it. */
+  janitorGraceMs?: number;
+  logger?: Logger;
+  now?: () => number;
+}
+
+const UNIT_PRICE = OPERATIONS['email-verify.list'].priceMicroUsd;
+export const FAILED_MESSAGE = 'Verification of this list failed unexpectedly; the results recorded so far are kept and billed.';
+
+const newEventId = (): string => `evt_${randomUUID()}`;
+const eventType = (status: ListStatus): ListEventType =>
+  status === 'cancelled' ? 'list.cancelled' : status === 'failed' ? 'list.failed' : 'list.completed';
+
+export class ListProcessor {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: ListProcessorDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  readonly handle = async (job: ListJob, signal: AbortSignal): Promise<void> => {
+    const record = await this.deps.store.get(job.listId);
+    if (record === undefined) return; // expired, or an upload that never completed
+    if (job.kind === 'finish' || isEnded(record.status)) return this.finish(record.id);
+    const round = job.kind === 'retry' ? job.round : 0;
+    const items = await this.deps.store.workChunk(record.id, job.chunk);
+    const progress = await this.deps.store.progress(
+      record.id,
+      items.map(([index]) => index),
+    );
+    const due = items.filter(([index]) => !progress.settled.has(index) && (progress.retries.get(index)?.round ?? 0) === round);
+
+    const settled: SettledEntry[] = [];
+    const retries: Array<{ index: number } & RetryMark> = [];
+    if (due.length > 0) {
+      const results = await this.deps.verify(
+        due.map(([, address]) => address),
+        { deadlineAt: this.now() + this.deps.chunkDeadlineMs, signal },
+      );
+      // Shutting down: what was cut short is not an answer; the job is taken up again.
+      signal.throwIfAborted();
+      const at = this.now();
+      due.forEach(([index, , entries], i) => {
+        const result = results[i]!;
+        const { temporary, retryAfterMs } = temporariness(result);
+        if (temporary && round < this.deps.retryDelaysS.length) {
+          retries.push({ index, round: round + 1, dueAt: at + retryDelayMs(round + 1, this.deps.retryDelaysS, retryAfterMs) });
+        } else settled.push({ index, entries, result });
+      });
+    }
+    const outcome = await this.deps.store.commit(record.id, {
+      now: this.now(),
+      ...(job.kind === 'chunk' ? { chunk: job.chunk } : {}),
+      settled,
+      retries,
+      eventId: newEventId(),
+    });
+    if (outcome.applied) {
+      await this.scheduleRetries(record.id, job.chunk, round, progress.retries, retries);
+      await this.bill(record.id);
+    }
+    if (isEnded(outcome.status)) await this.finish(record.id);
+  };
+
+  /** One delayed job per later round with marks in this chunk (again after a crash: ids dedupe). */
+  private async scheduleRetries(
+    listId: string,
+    chunk: number,
+    round: number,
+    earlier: Map<number, RetryMark>,
+    added: Array<{ index: number } & RetryMark>,
+  ): Promise<void> {
+    const dueByRound = new Map<number, number>();
+    for (const mark of [...earlier.values(), ...added]) {
+      if (mark.round <= round) continue;
+      dueByRound.set(mark.round, Math.min(dueByRound.get(mark.round) ?? Infinity, mark.dueAt));
+    }
+    if (dueByRound.size === 0) return;
+    const now = this.now();
+    await this.deps.queue.add(
+      [...dueByRound].map(([retryRound, dueAt]) => ({
+        job: { kind: 'retry', listId, chunk, round: retryRound },
+        delayMs: Math.max(0, dueAt - now),
+      })),
+    );
+  }
+
+  /** Bills the units the list's settled addresses have started (none twice). */
+  private async bill(listId: string): Promise<void> {
+    const record = await this.deps.store.get(listId);
+    if (record === undefined || record.settled === 0) return;
+    await this.deps.meter.recordUnits(
+      ledgerOf(listId),
+      record.keyId,
+      'email-verify.list',
+      billingPeriod(new Date(this.now())),
+      record.allowance,
+      listUnits(record.settled),
+    );
+  }
+
+  /** Handles a list's end once: bill what is due, hand the callback over, set retention. */
+  async finish(listId: string): Promise<void> {
+    await this.bill(listId);
+    const record = await this.deps.store.get(listId);
+    if (record === undefined || record.finished || !isEnded(record.status)) return;
+    if (record.callbackUrl !== null && !record.callbackQueued && this.deps.dispatcher !== undefined) {
+      await this.deps.dispatcher.enqueue(await this.endEvent(record, record.callbackUrl));
+      await this.deps.store.markCallbackQueued(listId);
+    }
+    await this.deps.store.finish(listId, this.deps.retentionMs);
+    this.deps.logger?.info({ list: listId, status: record.status, count: record.count }, 'list ended');
+  }
+
+  private async endEvent(record: ListRecord, url: string) {
+    const ledger = await this.deps.meter.ledger(ledgerOf(record.id));
+    const type = eventType(record.status);
+    return {
+      // The id is fixed when the list ends, so an event handed over again after a crash is the same event.
+      id: record.eventId ?? `evt_${record.id}`,
+      type,
+      keyId: record.keyId,
+      url,
+      body: JSON.stringify({ ...toListObject(record, ledger.billableUnits, UNIT_PRICE), event: type }),
+    };
+  }
+
+  /** A job that failed for good: the list fails, keeping (and billing) what it recorded. */
+  readonly failJob = async (job: ListJob, error: unknown): Promise<void> => {
+    this.deps.logger?.error({ err: error, list: job.listId, job: job.kind }, 'list job failed for good');
+    const record = await this.deps.store.end(job.listId, 'failed', this.now(), newEventId(), FAILED_MESSAGE);
+    if (record !== undefined) await this.finish(record.id);
+  };
+
+  /** Repairs what a crash left between two steps. Safe to run in every worker at once. */
+  async sweep(): Promise<void> {
+    const grace = this.deps.janitorGraceMs ?? 30_000;
+    for (const id of await this.deps.store.unfinished()) {
+      const record = await this.deps.store.get(id);
+      if (record === undefined) await this.deps.store.forget(id);
+      else if (isEnded(record.status)) {
+        if (this.now() - (record.completedAt ?? 0) >= grace) await this.finish(id);
+      } else if (!record.enqueued && this.now() - record.createdAt >= grace) {
+        await this.deps.queue.add(chunkJobs(id, record.workChunks));
+        await this.deps.store.markEnqueued(id);
+      }
+    }
+  }
+
+  /** Runs `sweep` every `intervalMs` (with jitter) until stopped. */
+  startJanitor(intervalMs: number): () => void {
+    let timer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const tick = () => {
+      timer = setTimeout(
+        () => {
+          this.sweep()
+            .catch((error: unknown) => this.deps.logger?.warn({ err: error }, 'list janitor failed'))
+            .finally(() => {
+              if (!stopped) tick();
+            });
+        },
+        intervalMs * (0.75 + Math.random() / 2),
+      );
+      timer.unref();
+    };
+    tick();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }
+}
