@@ -15,6 +15,7 @@ interface Entry {
   retries: Map<number, RetryMark>;
   chunksDone: Set<number>;
   expiresAt: number;
+  callbackClaim: number;
 }
 
 export class MemoryListStore implements ListStore {
@@ -64,7 +65,15 @@ export class MemoryListStore implements ListStore {
       finished: false,
       callbackQueued: false,
     };
-    this.lists.set(list.id, { record, work, results: new Map(), retries: new Map(), chunksDone: new Set(), expiresAt: Infinity });
+    this.lists.set(list.id, {
+      record,
+      work,
+      results: new Map(),
+      retries: new Map(),
+      chunksDone: new Set(),
+      expiresAt: Infinity,
+      callbackClaim: 0,
+    });
     this.slotsOf(list.keyId).set(list.id, Infinity);
     this.unfinishedIds.add(list.id);
     return Promise.resolve();
@@ -176,6 +185,13 @@ export class MemoryListStore implements ListStore {
       if (error !== undefined) entry.record.error = error;
     }
     return Promise.resolve(structuredClone(entry.record));
+  }
+
+  claimCallback(listId: string, now: number, leaseMs: number): Promise<boolean> {
+    const entry = this.entry(listId);
+    if (entry === undefined || entry.record.callbackQueued || entry.callbackClaim > now) return Promise.resolve(false);
+    entry.callbackClaim = now + leaseMs;
+    return Promise.resolve(true);
   }
 
   markCallbackQueued(listId: string): Promise<void> {

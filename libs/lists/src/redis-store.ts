@@ -96,7 +96,16 @@ if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
 return 1
 `;
 
+/** KEYS: record. ARGV: now, lease until. */
+const CLAIM_CALLBACK = `
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HGET', KEYS[1], 'callbackQueued') == '1' then return 0 end
+if tonumber(redis.call('HGET', KEYS[1], 'callbackClaim') or '0') > tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'callbackClaim', ARGV[2])
+return 1
+`;
+
 type ListRedis = Redis & {
+  listClaimCallback(record: string, now: number, until: number): Promise<number>;
   listReserve(key: string, id: string, max: number, now: number, until: number): Promise<number>;
   listCommit(...args: Array<string | number>): Promise<[string, number]>;
   listEnd(record: string, active: string, status: string, now: number, eventId: string, error: string): Promise<number>;
@@ -122,6 +131,7 @@ export class RedisListStore implements ListStore {
     if (!('listReserve' in redis)) redis.defineCommand('listReserve', { numberOfKeys: 1, lua: RESERVE });
     if (!('listCommit' in redis)) redis.defineCommand('listCommit', { numberOfKeys: 5, lua: COMMIT });
     if (!('listEnd' in redis)) redis.defineCommand('listEnd', { numberOfKeys: 2, lua: END });
+    if (!('listClaimCallback' in redis)) redis.defineCommand('listClaimCallback', { numberOfKeys: 1, lua: CLAIM_CALLBACK });
     this.redis = redis as ListRedis;
   }
 
@@ -285,6 +295,10 @@ export class RedisListStore implements ListStore {
     if (keyId === null) return undefined;
     await this.redis.listEnd(this.key(listId), this.active(keyId), status, now, eventId, error ?? '');
     return this.get(listId);
+  }
+
+  async claimCallback(listId: string, now: number, leaseMs: number): Promise<boolean> {
+    return (await this.redis.listClaimCallback(this.key(listId), now, now + leaseMs)) === 1;
   }
 
   async markCallbackQueued(listId: string): Promise<void> {

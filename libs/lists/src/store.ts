@@ -49,6 +49,11 @@ export interface ListStore {
     eventId: string,
     error?: string,
   ): Promise<ListRecord | undefined>;
+  /**
+   * Takes the right to hand the list's end event over, for `leaseMs`: false while another
+   * process holds it or once it was handed over. A holder that dies lets the lease lapse.
+   */
+  claimCallback(listId: string, now: number, leaseMs: number): Promise<boolean>;
   markCallbackQueued(listId: string): Promise<void>;
   /** After the end was handled: the list's data expires `retentionMs` later. */
   finish(listId: string, retentionMs: number): Promise<void>;

@@ -76,7 +76,9 @@ export class ListBuilder {
     });
     const chunks: WorkItem[][] = [];
     for (let start = 0; start < order.length; start += WORK_CHUNK_SIZE) {
-      chunks.push(order.slice(start, start + WORK_CHUNK_SIZE).map((index): WorkItem => [index, this.addresses[index]!, this.entries[index]!]));
+      chunks.push(
+        order.slice(start, start + WORK_CHUNK_SIZE).map((index): WorkItem => [index, this.addresses[index]!, this.entries[index]!]),
+      );
     }
     return chunks;
   }

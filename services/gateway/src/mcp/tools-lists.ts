@@ -28,7 +28,11 @@ const statusInput = z.object({ id: z.string().min(1).describe('The list id retur
 const resultsInput = z
   .object({
     id: z.string().min(1).describe('The list id (`lst_...`).'),
-    cursor: z.string().regex(/^\d{1,6}$/).optional().describe('`nextCursor` of the previous page; omit for the first page.'),
+    cursor: z
+      .string()
+      .regex(/^\d{1,6}$/)
+      .optional()
+      .describe('`nextCursor` of the previous page; omit for the first page.'),
     limit: z.number().int().min(1).max(RESULTS_PAGE_MAX).default(100).describe(`Results per page, 1 to ${RESULTS_PAGE_MAX} (default 100).`),
   })
   .strict();
@@ -46,10 +50,18 @@ const resultsOutput = z
 const ANNOTATIONS = { openWorldHint: true } as const;
 
 /** Runs a list tool: these calls are never metered (creating costs nothing; units are billed as processed). */
-async function answer(context: ToolContext, work: () => Promise<Record<string, unknown>>, meta?: Record<string, unknown>): Promise<CallToolResult> {
+async function answer(
+  context: ToolContext,
+  work: () => Promise<Record<string, unknown>>,
+  meta?: Record<string, unknown>,
+): Promise<CallToolResult> {
   try {
     const structured = await work();
-    return { structuredContent: structured, content: [textContent(JSON.stringify(structured))], ...(meta === undefined ? {} : { _meta: meta }) };
+    return {
+      structuredContent: structured,
+      content: [textContent(JSON.stringify(structured))],
+      ...(meta === undefined ? {} : { _meta: meta }),
+    };
   } catch (error) {
     const apiError: ApiError = toApiError(error instanceof Error ? error : new Error(String(error)), context.requestId);
     if (apiError.status >= 500) context.log.error({ err: apiError.cause ?? error, code: apiError.code }, 'list tool failed');
@@ -75,15 +87,12 @@ export function registerListTools(server: McpServer, context: ToolContext): void
     },
     async (args) => {
       let freeRemaining = 0;
-      const result = await answer(
-        context,
-        async () => {
-          const body = parseArguments(listCreateBodySchema, args, listBodyError);
-          const list = await context.lists.create(context.key, jsonInput(body), context.log);
-          freeRemaining = await context.lists.freeRemaining(context.key);
-          return list;
-        },
-      );
+      const result = await answer(context, async () => {
+        const body = parseArguments(listCreateBodySchema, args, listBodyError);
+        const list = await context.lists.create(context.key, jsonInput(body), context.log);
+        freeRemaining = await context.lists.freeRemaining(context.key);
+        return list;
+      });
       return result.isError === true ? result : { ...result, _meta: { costUsd: '0', freeRemaining } };
     },
   );
@@ -131,7 +140,14 @@ export function registerListTools(server: McpServer, context: ToolContext): void
           last = entry.position;
         }
         const next = results.length === limit && last + 1 < record.count ? String(last + 1) : null;
-        return { id: record.id, status: record.status, count: record.count, pending: record.count - record.processed, results, nextCursor: next };
+        return {
+          id: record.id,
+          status: record.status,
+          count: record.count,
+          pending: record.count - record.processed,
+          results,
+          nextCursor: next,
+        };
       }),
   );
 }

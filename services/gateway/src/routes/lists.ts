@@ -44,10 +44,17 @@ export function listBodyError(error: z.ZodError): ApiError {
   if (field === 'name') return invalidParameter('name', 'name must be a string of 1 to 200 characters.');
   if (field === 'callbackUrl') return invalidParameter('callbackUrl', 'callbackUrl must be an https:// URL of at most 2048 characters.');
   if (issue?.code === 'unrecognized_keys')
-    return new ApiError('invalid_request', `Unknown field ${issue.keys.map((key) => `\`${key}\``).join(', ')}; the body takes \`emails\`, \`name\` and \`callbackUrl\`.`);
-  return new ApiError('invalid_request', `The body must be a JSON object whose \`emails\` is an array of 1 to ${MAX_LIST_ADDRESSES} address strings.`, {
-    details: { path: ['$', ...(issue?.path ?? []).map(String)].join('.') },
-  });
+    return new ApiError(
+      'invalid_request',
+      `Unknown field ${issue.keys.map((key) => `\`${key}\``).join(', ')}; the body takes \`emails\`, \`name\` and \`callbackUrl\`.`,
+    );
+  return new ApiError(
+    'invalid_request',
+    `The body must be a JSON object whose \`emails\` is an array of 1 to ${MAX_LIST_ADDRESSES} address strings.`,
+    {
+      details: { path: ['$', ...(issue?.path ?? []).map(String)].join('.') },
+    },
+  );
 }
 
 export function queryError(error: z.ZodError): ApiError {
@@ -63,7 +70,10 @@ export function queryError(error: z.ZodError): ApiError {
   return invalidParameter(param, known[param] ?? `Unknown parameter \`${param}\`.`);
 }
 
-const idParams = validated(z.object({ id: z.string().describe('The list id, `lst_...`.') }), () => new ApiError('not_found', 'No such list.'));
+const idParams = validated(
+  z.object({ id: z.string().describe('The list id, `lst_...`.') }),
+  () => new ApiError('not_found', 'No such list.'),
+);
 
 function hasBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];
@@ -152,7 +162,8 @@ export function listRoutes(app: FastifyInstance, options: { lists: ListService }
     },
     async (request) => {
       const { limit, cursor } = request.query as z.infer<typeof listPageQuerySchema>;
-      if (cursor !== undefined && decodeCursor(cursor) === undefined) throw invalidParameter('cursor', 'cursor must be the nextCursor of a previous page.');
+      if (cursor !== undefined && decodeCursor(cursor) === undefined)
+        throw invalidParameter('cursor', 'cursor must be the nextCursor of a previous page.');
       return lists.page(request.identity.key!.id, limit, cursor);
     },
   );

@@ -15,7 +15,8 @@ import type { Worker } from '@svc/jobs/bullmq';
 import type { Registry } from 'prom-client';
 import type { SessionLimiter } from '../engine/host-limiter.ts';
 import { createVerifier } from '../handler.ts';
-import { ListProcessor } from './processor.ts';
+import { isEnded } from '@svc/contracts';
+import { ListProcessor, gatedByList } from './processor.ts';
 
 const JANITOR_INTERVAL_MS = 30_000;
 
@@ -46,7 +47,10 @@ export function createListProcessor(parts: ListWorkParts): ListProcessor {
     config,
     ...(parts.registry === undefined ? {} : { registry: parts.registry }),
     ...(parts.redis === undefined ? {} : { redis: parts.redis }),
-    limiter: parts.limiter,
+    limiter: gatedByList(parts.limiter, async (listId) => {
+      const record = await parts.store.get(listId);
+      return record !== undefined && !isEnded(record.status);
+    }),
     catchAllLocalPart: stableCatchAllLocalPart(config.REDIS_PREFIX),
   });
   return new ListProcessor({

@@ -10,6 +10,7 @@
  * Every step can run again after a crash and record nothing twice. The janitor finishes what a
  * crash left between steps (a list ended but not finished, a list created but never queued).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { OPERATIONS, billingPeriod, isEnded, listUnits, type ListStatus, type VerifyResult } from '@svc/contracts';
 import {
@@ -27,7 +28,29 @@ import {
 } from '@svc/lists';
 import type { Meter } from '@svc/metering';
 import type { Logger } from '@svc/telemetry';
+import type { SessionLimiter } from '../engine/host-limiter.ts';
 import { retryDelayMs, temporariness } from './temporary.ts';
+
+/** The list whose chunk is being probed, seen by the session gate below through the engine's calls. */
+const probing = new AsyncLocalStorage<{ listId: string; stop: AbortController }>();
+
+/**
+ * Session slots for list work that open no session for a list cancelled meanwhile: once a slot
+ * is granted, the list is read again before its session starts.
+ */
+export function gatedByList(limiter: SessionLimiter, isActive: (listId: string) => Promise<boolean>): SessionLimiter {
+  return {
+    run: (host, signal, task) =>
+      limiter.run(host, signal, async () => {
+        const current = probing.getStore();
+        if (current !== undefined && !(await isActive(current.listId))) {
+          current.stop.abort(new Error('list ended'));
+          throw new Error('list ended before this session');
+        }
+        return task();
+      }),
+  };
+}
 
 export type VerifyFn = (emails: string[], options: { deadlineAt: number; signal: AbortSignal }) => Promise<VerifyResult[]>;
 
@@ -42,6 +65,8 @@ export interface ListProcessorDeps {
   retentionMs: number;
   /** How long one pass over a chunk may probe before its open addresses count as timeouts. */
   chunkDeadlineMs: number;
+  /** How often a chunk being probed checks whether its list was cancelled. */
+  cancelPollMs?: number;
   /** How old an unfinished state must be before the janitor repairs it. */
   janitorGraceMs?: number;
   logger?: Logger;
@@ -51,6 +76,7 @@ export interface ListProcessorDeps {
 const UNIT_PRICE = OPERATIONS['email-verify.list'].priceMicroUsd;
 export const FAILED_MESSAGE = 'Verification of this list failed unexpectedly; the results recorded so far are kept and billed.';
 
+const CALLBACK_LEASE_MS = 60_000;
 const newEventId = (): string => `evt_${randomUUID()}`;
 const eventType = (status: ListStatus): ListEventType =>
   status === 'cancelled' ? 'list.cancelled' : status === 'failed' ? 'list.failed' : 'list.completed';
@@ -77,12 +103,23 @@ export class ListProcessor {
     const settled: SettledEntry[] = [];
     const retries: Array<{ index: number } & RetryMark> = [];
     if (due.length > 0) {
-      const results = await this.deps.verify(
-        due.map(([, address]) => address),
-        { deadlineAt: this.now() + this.deps.chunkDeadlineMs, signal },
-      );
+      const cancelled = new AbortController();
+      const stopWatching = this.watchForEnd(record.id, cancelled);
+      let results: VerifyResult[];
+      try {
+        results = await probing.run({ listId: record.id, stop: cancelled }, () =>
+          this.deps.verify(
+            due.map(([, address]) => address),
+            { deadlineAt: this.now() + this.deps.chunkDeadlineMs, signal: AbortSignal.any([signal, cancelled.signal]) },
+          ),
+        );
+      } finally {
+        stopWatching();
+      }
       // Shutting down: what was cut short is not an answer; the job is taken up again.
       signal.throwIfAborted();
+      // Cancelled meanwhile: sessions were cut, nothing is recorded or billed.
+      if (cancelled.signal.aborted) return this.finish(record.id);
       const at = this.now();
       due.forEach(([index, , entries], i) => {
         const result = results[i]!;
@@ -105,6 +142,19 @@ export class ListProcessor {
     }
     if (isEnded(outcome.status)) await this.finish(record.id);
   };
+
+  /** Aborts `controller` when the list ends (cancelled) while its addresses are being probed. */
+  private watchForEnd(listId: string, controller: AbortController): () => void {
+    const timer = setInterval(() => {
+      this.deps.store.get(listId).then(
+        (current) => {
+          if (current === undefined || isEnded(current.status)) controller.abort(new Error('list ended'));
+        },
+        () => undefined,
+      );
+    }, this.deps.cancelPollMs ?? 1_000);
+    return () => clearInterval(timer);
+  }
 
   /** One delayed job per later round with marks in this chunk (again after a crash: ids dedupe). */
   private async scheduleRetries(
@@ -148,8 +198,12 @@ export class ListProcessor {
     await this.bill(listId);
     const record = await this.deps.store.get(listId);
     if (record === undefined || record.finished || !isEnded(record.status)) return;
-    if (record.callbackUrl !== null && !record.callbackQueued && this.deps.dispatcher !== undefined) {
-      await this.deps.dispatcher.enqueue(await this.endEvent(record, record.callbackUrl));
+    const dispatcher = this.deps.dispatcher;
+    if (record.callbackUrl !== null && !record.callbackQueued && dispatcher !== undefined) {
+      // One process hands the event over; if it dies before marking it, the lease lapses and the
+      // janitor hands it over again with the same event id (receivers deduplicate by it).
+      if (!(await this.deps.store.claimCallback(listId, this.now(), CALLBACK_LEASE_MS))) return;
+      await dispatcher.enqueue(await this.endEvent(record, record.callbackUrl));
       await this.deps.store.markCallbackQueued(listId);
     }
     await this.deps.store.finish(listId, this.deps.retentionMs);
