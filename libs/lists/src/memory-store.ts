@@ -127,6 +127,15 @@ export class MemoryListStore implements ListStore {
     return Promise.resolve(indices.map((index) => entry?.results.get(index)));
   }
 
+  markRunning(listId: string, now: number): Promise<void> {
+    const record = this.entry(listId)?.record;
+    if (record?.status === 'queued') {
+      record.status = 'running';
+      record.startedAt = now;
+    }
+    return Promise.resolve();
+  }
+
   workChunk(listId: string, chunk: number): Promise<WorkItem[]> {
     return Promise.resolve(this.entry(listId)?.work[chunk] ?? []);
   }

@@ -96,6 +96,12 @@ if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
 return 1
 `;
 
+/** KEYS: record. ARGV: now. */
+const MARK_RUNNING = `
+if redis.call('HGET', KEYS[1], 'status') == 'queued' then redis.call('HSET', KEYS[1], 'status', 'running', 'startedAt', ARGV[1]) end
+return 1
+`;
+
 /** KEYS: record. ARGV: now, lease until. */
 const CLAIM_CALLBACK = `
 if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HGET', KEYS[1], 'callbackQueued') == '1' then return 0 end
@@ -105,6 +111,7 @@ return 1
 `;
 
 type ListRedis = Redis & {
+  listMarkRunning(record: string, now: number): Promise<number>;
   listClaimCallback(record: string, now: number, until: number): Promise<number>;
   listReserve(key: string, id: string, max: number, now: number, until: number): Promise<number>;
   listCommit(...args: Array<string | number>): Promise<[string, number]>;
@@ -131,6 +138,7 @@ export class RedisListStore implements ListStore {
     if (!('listReserve' in redis)) redis.defineCommand('listReserve', { numberOfKeys: 1, lua: RESERVE });
     if (!('listCommit' in redis)) redis.defineCommand('listCommit', { numberOfKeys: 5, lua: COMMIT });
     if (!('listEnd' in redis)) redis.defineCommand('listEnd', { numberOfKeys: 2, lua: END });
+    if (!('listMarkRunning' in redis)) redis.defineCommand('listMarkRunning', { numberOfKeys: 1, lua: MARK_RUNNING });
     if (!('listClaimCallback' in redis)) redis.defineCommand('listClaimCallback', { numberOfKeys: 1, lua: CLAIM_CALLBACK });
     this.redis = redis as ListRedis;
   }
@@ -246,6 +254,10 @@ export class RedisListStore implements ListStore {
       const [seq, result] = storedResultSchema.parse(JSON.parse(value));
       return { seq, result };
     });
+  }
+
+  async markRunning(listId: string, now: number): Promise<void> {
+    await this.redis.listMarkRunning(this.key(listId), now);
   }
 
   async workChunk(listId: string, chunk: number): Promise<WorkItem[]> {

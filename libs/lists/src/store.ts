@@ -37,6 +37,8 @@ export interface ListStore {
   results(listId: string, indices: number[]): Promise<Array<StoredResult | undefined>>;
 
   // --- work (workers) ---
+  /** A queued list is `running` from its first job on. */
+  markRunning(listId: string, now: number): Promise<void>;
   workChunk(listId: string, chunk: number): Promise<WorkItem[]>;
   progress(listId: string, indices: number[]): Promise<ChunkProgress>;
   /** Records settled results and retry marks, moves the status; ends the list when all settled. */

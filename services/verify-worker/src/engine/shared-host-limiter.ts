@@ -200,7 +200,12 @@ export class RedisHostLimiter implements PrioritySessionLimiter {
       return this.local.run(priority, host, signal, task);
     }
     const renew = setInterval(() => {
-      void this.redis.zadd(this.slotsKey(host), 'XX', Date.now() + this.slotTtlMs, token).catch(() => undefined);
+      void this.redis
+        .multi()
+        .zadd(this.slotsKey(host), 'XX', Date.now() + this.slotTtlMs, token)
+        .pexpire(this.slotsKey(host), this.slotTtlMs * 2)
+        .exec()
+        .catch(() => undefined);
     }, this.slotTtlMs / 3);
     try {
       return await task();

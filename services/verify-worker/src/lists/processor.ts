@@ -93,6 +93,7 @@ export class ListProcessor {
     if (record === undefined) return; // expired, or an upload that never completed
     if (job.kind === 'finish' || isEnded(record.status)) return this.finish(record.id);
     const round = job.kind === 'retry' ? job.round : 0;
+    if (record.status === 'queued') await this.deps.store.markRunning(record.id, this.now());
     const items = await this.deps.store.workChunk(record.id, job.chunk);
     const progress = await this.deps.store.progress(
       record.id,
