@@ -49,8 +49,7 @@ export async function buildEmbedded(
   // Lists: kept in memory and worked in this process, beside the batch jobs.
   const meter = new MemoryMeter();
   const store = new MemoryListStore();
-  let failJob: ((job: Parameters<typeof processor.failJob>[0], error: unknown) => void) | undefined;
-  const queue = new MemoryListQueue({ concurrency: config.LIST_WORKER_CONCURRENCY, onFailed: (job, error) => failJob?.(job, error) });
+  const queue = new MemoryListQueue({ concurrency: config.LIST_WORKER_CONCURRENCY });
   // Callback delivery (@svc/webhooks) is wired here when that package is merged.
   const processor = createListProcessor({
     config,
@@ -62,8 +61,7 @@ export async function buildEmbedded(
     logger,
     ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
   });
-  failJob = (job, error) => void processor.failJob(job, error).catch(() => undefined);
-  queue.start(processor.handle);
+  queue.start(processor.handle, (job, error) => void processor.failJob(job, error).catch(() => undefined));
   const stopJanitor = processor.startJanitor(JANITOR_INTERVAL_MS);
 
   const gateway = await buildGateway({

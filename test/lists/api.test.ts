@@ -127,7 +127,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
       ).arrayBuffer(),
     );
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]); // as uploaded, for spreadsheets
-    const rows = parse(results.text, { bom: true, delimiter: ';' }) as string[][];
+    const rows: string[][] = parse(results.text, { bom: true, delimiter: ';' });
     expect(rows[0]).toEqual(['Name', 'E-Mail', 'Note', 'verdict', 'score', 'reason', 'did_you_mean']);
     expect(rows.slice(1).map((row) => [row[0], row[1], row[2], row[3], row[5]])).toEqual([
       ['Ann', 'ann@fast.test', 'likes ; semicolons', 'deliverable', 'accepted_email'],
@@ -149,7 +149,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     const list = created.json() as ListObjectBody;
     expect(list.count).toBe(2);
     await waitForStatus(server, key, list.id, ['completed']);
-    const rows = parse((await call(server, `/v1/email-verify/lists/${list.id}/results?format=csv`, { key })).text) as string[][];
+    const rows: string[][] = parse((await call(server, `/v1/email-verify/lists/${list.id}/results?format=csv`, { key })).text);
     expect(rows.map((row) => row.slice(0, 4))).toEqual([
       ['email', 'column_2', 'verdict', 'score'],
       ['ann@fast.test', 'first', 'deliverable', rows[1]![3]],

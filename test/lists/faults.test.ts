@@ -45,7 +45,20 @@ describe('list durability across process and Redis restarts', () => {
     // appendfsync always: every acknowledged write is on disk before the restart.
     redisProcess = spawn(
       'redis-server',
-      ['--port', String(redisPort), '--bind', '127.0.0.1', '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--dir', directory],
+      [
+        '--port',
+        String(redisPort),
+        '--bind',
+        '127.0.0.1',
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+        '--save',
+        '',
+        '--dir',
+        directory,
+      ],
       { stdio: 'ignore', detached: true },
     );
     const client = createRedis(`redis://127.0.0.1:${redisPort}`, 'blocking', 'faults-probe');
@@ -60,11 +73,23 @@ describe('list durability across process and Redis restarts', () => {
     await exited;
   };
   const startGateway = async () => {
-    gateway = spawnNode('services/gateway/src/main.ts', { env: { ...env, PORT: String(gatewayPort) }, stdio: ['ignore', 'inherit', 'inherit'] });
-    await waitUntil(async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.status === 200, 30_000, 'the gateway to be ready');
+    gateway = spawnNode('services/gateway/src/main.ts', {
+      env: { ...env, PORT: String(gatewayPort) },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    await waitUntil(
+      async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.status === 200,
+      30_000,
+      'the gateway to be ready',
+    );
   };
   const startWorker = () => {
-    workers.push(spawnNode('services/verify-worker/src/main.ts', { env: { ...env, WORKER_METRICS_PORT: '0' }, stdio: ['ignore', 'inherit', 'inherit'] }));
+    workers.push(
+      spawnNode('services/verify-worker/src/main.ts', {
+        env: { ...env, WORKER_METRICS_PORT: '0' },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      }),
+    );
   };
 
   beforeAll(async () => {
@@ -158,13 +183,20 @@ describe('list durability across process and Redis restarts', () => {
     expect(done).toMatchObject({ count: DISTINCT + 100, distinct: DISTINCT, processed: DISTINCT + 100 });
     expect(done.summary.deliverable + done.summary.risky + done.summary.undeliverable).toBe(DISTINCT + 100);
 
-    const results = (await call({ baseUrl }, `/v1/email-verify/lists/${id}/results`, { key })).json() as { pending: number; results: ResultBody[] };
+    const results = (await call({ baseUrl }, `/v1/email-verify/lists/${id}/results`, { key })).json() as {
+      pending: number;
+      results: ResultBody[];
+    };
     expect(results.pending).toBe(0);
     expect(results.results.map((result) => result.email)).toEqual(emails);
     const verdictOf = (i: number) => (i % 2 === 0 ? 'deliverable' : 'undeliverable');
-    expect(results.results.slice(0, DISTINCT).map((result) => result.verdict)).toEqual(Array.from({ length: DISTINCT }, (_, i) => verdictOf(i)));
+    expect(results.results.slice(0, DISTINCT).map((result) => result.verdict)).toEqual(
+      Array.from({ length: DISTINCT }, (_, i) => verdictOf(i)),
+    );
 
-    const usage = (await call({ baseUrl }, '/v1/usage', { key })).json() as { operations: Record<string, { calls: number; billableCalls: number }> };
+    const usage = (await call({ baseUrl }, '/v1/usage', { key })).json() as {
+      operations: Record<string, { calls: number; billableCalls: number }>;
+    };
     expect(usage.operations['email-verify.list']).toMatchObject({ calls: DISTINCT / 100, billableCalls: DISTINCT / 100 - 10 });
     expect(done.costUsd).toBe('0');
   }, 240_000);

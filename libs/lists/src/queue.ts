@@ -73,12 +73,16 @@ export class MemoryListQueue implements ListQueue {
   private readonly shutdown = new AbortController();
   private processor: ListJobProcessor | undefined;
   private order = 0;
+  private onFailed: ((job: ListJob, error: unknown) => void) | undefined;
 
-  constructor(private readonly options: MemoryListQueueOptions) {}
+  constructor(private readonly options: MemoryListQueueOptions) {
+    this.onFailed = options.onFailed;
+  }
 
-  /** Starts running jobs (jobs added before wait for this). */
-  start(processor: ListJobProcessor): void {
+  /** Starts running jobs (jobs added before wait for this); `onFailed` hears of jobs given up. */
+  start(processor: ListJobProcessor, onFailed?: (job: ListJob, error: unknown) => void): void {
     this.processor = processor;
+    if (onFailed !== undefined) this.onFailed = onFailed;
     this.pump();
   }
 
@@ -129,7 +133,7 @@ export class MemoryListQueue implements ListQueue {
       if (this.shutdown.signal.aborted) return;
       if (waiting.attempt >= (this.options.attempts ?? 5)) {
         this.known.delete(id);
-        this.options.onFailed?.(waiting.job, error);
+        this.onFailed?.(waiting.job, error);
         return;
       }
       this.later(() => this.enqueue(waiting.job, waiting.attempt + 1), 1_000 * 2 ** (waiting.attempt - 1));

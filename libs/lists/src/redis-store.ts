@@ -243,7 +243,7 @@ export class RedisListStore implements ListStore {
 
   async inputChunk(listId: string, chunk: number): Promise<InputRow[]> {
     const raw = await this.redis.hget(this.key(listId, 'input'), String(chunk));
-    return raw === null ? [] : (inputRowsSchema.parse(JSON.parse(raw)) as InputRow[]);
+    return raw === null ? [] : inputRowsSchema.parse(JSON.parse(raw));
   }
 
   async results(listId: string, indices: number[]): Promise<Array<StoredResult | undefined>> {

@@ -33,7 +33,8 @@ export interface CsvUpload {
 export function detectDelimiter(firstLine: string): ',' | ';' {
   const fields = (delimiter: string): number => {
     try {
-      const [record] = parseSync(firstLine, { delimiter, relax_quotes: true, relax_column_count: true, to_line: 1 }) as string[][];
+      const records: string[][] = parseSync(firstLine, { delimiter, relax_quotes: true, relax_column_count: true, to_line: 1 });
+      const [record] = records;
       return record?.length ?? 0;
     } catch {
       return 0;
@@ -63,7 +64,7 @@ async function* limited(source: AsyncIterable<Buffer | string>, limit: number): 
 }
 
 function csvProblem(error: CsvError): ApiError {
-  const where = error.lines === undefined ? '' : ` near line ${error.lines}`;
+  const where = typeof error.lines === 'number' ? ` near line ${error.lines}` : '';
   const what =
     error.code === 'CSV_QUOTE_NOT_CLOSED'
       ? 'a quoted field is not closed'

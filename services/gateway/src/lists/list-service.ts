@@ -51,7 +51,7 @@ export interface NewListInput {
   name?: string | undefined;
   callbackUrl?: string | undefined;
   layout: CsvLayout;
-  rows: AsyncIterable<string[]>;
+  rows: AsyncIterable<string[]> | Iterable<string[]>;
 }
 
 export const newListId = (): string => `lst_${randomBytes(12).toString('hex')}`;

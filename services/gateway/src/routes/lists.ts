@@ -86,7 +86,7 @@ export function jsonInput(body: ListCreateBody): NewListInput {
     name: body.name,
     callbackUrl: body.callbackUrl,
     layout: { ...JSON_LAYOUT, columns: [...JSON_LAYOUT.columns] },
-    rows: (async function* () {
+    rows: (function* () {
       for (const email of body.emails) yield [email];
     })(),
   };
