@@ -6,7 +6,7 @@
 import { isEnded, type ListStatus } from '@svc/contracts';
 import type { Commit, CommitOutcome, InputRow, ListRecord, NewList, RetryMark, StoredResult, WorkItem } from './model.ts';
 import { decodeCursor, encodeCursor, nextStatus } from './rules.ts';
-import type { ChunkProgress, ListPage, ListStore } from './store.ts';
+import type { ChunkProgress, ListPage, ListStore, PendingWork } from './store.ts';
 
 interface Entry {
   record: ListRecord;
@@ -14,6 +14,8 @@ interface Entry {
   results: Map<number, StoredResult>;
   retries: Map<number, RetryMark>;
   chunksDone: Set<number>;
+  /** `chunk:round` -> earliest due time. */
+  retryGroups: Map<string, number>;
   expiresAt: number;
   callbackClaim: number;
 }
@@ -54,6 +56,7 @@ export class MemoryListStore implements ListStore {
     const record: ListRecord = {
       ...list,
       status: 'queued',
+      touchedAt: list.createdAt,
       processed: 0,
       settled: 0,
       summary: { deliverable: 0, risky: 0, undeliverable: 0 },
@@ -71,6 +74,7 @@ export class MemoryListStore implements ListStore {
       results: new Map(),
       retries: new Map(),
       chunksDone: new Set(),
+      retryGroups: new Map(),
       expiresAt: Infinity,
       callbackClaim: 0,
     });
@@ -132,6 +136,7 @@ export class MemoryListStore implements ListStore {
     if (record?.status === 'queued') {
       record.status = 'running';
       record.startedAt = now;
+      record.touchedAt = now;
     }
     return Promise.resolve();
   }
@@ -161,6 +166,7 @@ export class MemoryListStore implements ListStore {
       record.status = 'running';
       record.startedAt = commit.now;
     }
+    record.touchedAt = commit.now;
     for (const settled of commit.settled) {
       if (entry.results.has(settled.index)) continue;
       record.settled += 1;
@@ -169,8 +175,14 @@ export class MemoryListStore implements ListStore {
       record.processed += settled.entries;
       record.summary[settled.result.verdict] += settled.entries;
     }
-    for (const { index, round, dueAt } of commit.retries) if (!entry.results.has(index)) entry.retries.set(index, { round, dueAt });
-    if (commit.chunk !== undefined) entry.chunksDone.add(commit.chunk);
+    for (const { index, round, dueAt } of commit.retries) {
+      if (entry.results.has(index)) continue;
+      entry.retries.set(index, { round, dueAt });
+      const group = `${commit.chunk}:${round}`;
+      entry.retryGroups.set(group, Math.min(entry.retryGroups.get(group) ?? Infinity, dueAt));
+    }
+    if (commit.round === 0) entry.chunksDone.add(commit.chunk);
+    else entry.retryGroups.delete(`${commit.chunk}:${commit.round}`);
     this.move(record, nextStatus(record, entry.chunksDone.size), commit.now, commit.eventId);
     return Promise.resolve({ status: record.status, applied: true });
   }
@@ -216,6 +228,21 @@ export class MemoryListStore implements ListStore {
       entry.expiresAt = this.clock() + retentionMs;
     }
     this.unfinishedIds.delete(listId);
+    return Promise.resolve();
+  }
+
+  pendingWork(listId: string): Promise<PendingWork> {
+    const entry = this.entry(listId);
+    const retryGroups = [...(entry?.retryGroups ?? [])].map(([group, dueAt]) => {
+      const [chunk, round] = group.split(':').map(Number);
+      return { chunk: chunk!, round: round!, dueAt };
+    });
+    return Promise.resolve({ chunksDone: new Set(entry?.chunksDone), retryGroups });
+  }
+
+  touch(listId: string, now: number): Promise<void> {
+    const record = this.entry(listId)?.record;
+    if (record !== undefined) record.touchedAt = now;
     return Promise.resolve();
   }
 

@@ -29,6 +29,13 @@ export interface RetryMark {
   dueAt: number;
 }
 
+/** Retries of one work chunk waiting for the same round: one retry job does them. */
+export interface RetryGroup {
+  chunk: number;
+  round: number;
+  dueAt: number;
+}
+
 export interface Summary {
   deliverable: number;
   risky: number;
@@ -57,6 +64,8 @@ export interface ListRecord {
   settled: number;
   summary: Summary;
   createdAt: number;
+  /** Last progress (or repair): a list untouched for long gets its work queued again. */
+  touchedAt: number;
   startedAt: number | null;
   completedAt: number | null;
   error: string | null;
@@ -77,6 +86,7 @@ export interface ListRecord {
 export type NewList = Omit<
   ListRecord,
   | 'status'
+  | 'touchedAt'
   | 'processed'
   | 'settled'
   | 'summary'
@@ -98,8 +108,9 @@ export interface SettledEntry {
 
 export interface Commit {
   now: number;
-  /** The work chunk this commit completes (its first pass), if any. */
-  chunk?: number;
+  /** The work chunk of the job, and its pass: 0 for the first, else the retry round. */
+  chunk: number;
+  round: number;
   settled: SettledEntry[];
   retries: Array<{ index: number } & RetryMark>;
   /** Id for the list's end event, used if this commit ends the list. */

@@ -6,6 +6,7 @@
  *   <p>:list:<id>:results      hash   distinct index -> JSON [settle sequence, result]
  *   <p>:list:<id>:retries      hash   distinct index -> "round:dueAtMs", while a retry is due
  *   <p>:list:<id>:chunks       set    work chunks whose first pass is recorded
+ *   <p>:list:<id>:groups       zset   "chunk:round" -> due time, per retry job still to run
  *   <p>:lists:key:<keyId>      zset   the key's lists by creation time (listing, newest first)
  *   <p>:lists:active:<keyId>   zset   list id -> hold expiry (+inf once created): active-list slots
  *   <p>:lists:unfinished       set    lists whose end is not yet handled (the janitor's work)
@@ -17,7 +18,7 @@ import type { Redis } from '@svc/jobs/redis';
 import { z } from 'zod';
 import type { Commit, CommitOutcome, CsvLayout, InputRow, ListRecord, NewList, RetryMark, StoredResult, WorkItem } from './model.ts';
 import { decodeCursor, encodeCursor } from './rules.ts';
-import type { ChunkProgress, ListPage, ListStore } from './store.ts';
+import type { ChunkProgress, ListPage, ListStore, PendingWork } from './store.ts';
 
 /** Staged input of an upload that never completed goes away on its own. */
 const STAGING_TTL_S = 86_400;
@@ -44,8 +45,9 @@ local function is_ended(status) return status == 'completed' or status == 'cance
 `;
 
 /**
- * KEYS: record, active slots, results, retries, chunks. ARGV: now, chunk (-1 for none), event id,
- * settled count n, then n x (index, entries, verdict, result JSON), then pairs (index, "round:due").
+ * KEYS: record, active slots, results, retries, chunks, retry groups. ARGV: now, chunk, round (0:
+ * first pass), event id, settled count n, then n x (index, entries, verdict, result JSON), then
+ * triples (index, round, due).
  */
 const COMMIT = `${MOVE}
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -56,8 +58,9 @@ if status == 'queued' then
   redis.call('HSET', KEYS[1], 'status', 'running', 'startedAt', now)
   status = 'running'
 end
-local n = tonumber(ARGV[4])
-local at = 5
+redis.call('HSET', KEYS[1], 'touchedAt', now)
+local n = tonumber(ARGV[5])
+local at = 6
 for _ = 1, n do
   local index, entries, verdict, result = ARGV[at], tonumber(ARGV[at + 1]), ARGV[at + 2], ARGV[at + 3]
   at = at + 4
@@ -69,11 +72,20 @@ for _ = 1, n do
     redis.call('HINCRBY', KEYS[1], 's:' .. verdict, entries)
   end
 end
-while at < #ARGV do
-  if redis.call('HEXISTS', KEYS[3], ARGV[at]) == 0 then redis.call('HSET', KEYS[4], ARGV[at], ARGV[at + 1]) end
-  at = at + 2
+while at + 2 <= #ARGV do
+  if redis.call('HEXISTS', KEYS[3], ARGV[at]) == 0 then
+    redis.call('HSET', KEYS[4], ARGV[at], ARGV[at + 1] .. ':' .. ARGV[at + 2])
+    local group = ARGV[2] .. ':' .. ARGV[at + 1]
+    local due = redis.call('ZSCORE', KEYS[6], group)
+    if not due or tonumber(due) > tonumber(ARGV[at + 2]) then redis.call('ZADD', KEYS[6], ARGV[at + 2], group) end
+  end
+  at = at + 3
 end
-if tonumber(ARGV[2]) >= 0 then redis.call('SADD', KEYS[5], ARGV[2]) end
+if tonumber(ARGV[3]) == 0 then
+  redis.call('SADD', KEYS[5], ARGV[2])
+else
+  redis.call('ZREM', KEYS[6], ARGV[2] .. ':' .. ARGV[3])
+end
 local settled = tonumber(redis.call('HGET', KEYS[1], 'settled'))
 local distinct = tonumber(redis.call('HGET', KEYS[1], 'distinct'))
 local next_status = status
@@ -82,7 +94,7 @@ if settled >= distinct then
 elseif status == 'running' and redis.call('SCARD', KEYS[5]) >= tonumber(redis.call('HGET', KEYS[1], 'workChunks')) then
   next_status = 'retrying'
 end
-move(next_status, now, ARGV[3])
+move(next_status, now, ARGV[4])
 return {next_status, 1}
 `;
 
@@ -98,7 +110,7 @@ return 1
 
 /** KEYS: record. ARGV: now. */
 const MARK_RUNNING = `
-if redis.call('HGET', KEYS[1], 'status') == 'queued' then redis.call('HSET', KEYS[1], 'status', 'running', 'startedAt', ARGV[1]) end
+if redis.call('HGET', KEYS[1], 'status') == 'queued' then redis.call('HSET', KEYS[1], 'status', 'running', 'startedAt', ARGV[1], 'touchedAt', ARGV[1]) end
 return 1
 `;
 
@@ -136,14 +148,14 @@ export class RedisListStore implements ListStore {
     private readonly prefix: string,
   ) {
     if (!('listReserve' in redis)) redis.defineCommand('listReserve', { numberOfKeys: 1, lua: RESERVE });
-    if (!('listCommit' in redis)) redis.defineCommand('listCommit', { numberOfKeys: 5, lua: COMMIT });
+    if (!('listCommit' in redis)) redis.defineCommand('listCommit', { numberOfKeys: 6, lua: COMMIT });
     if (!('listEnd' in redis)) redis.defineCommand('listEnd', { numberOfKeys: 2, lua: END });
     if (!('listMarkRunning' in redis)) redis.defineCommand('listMarkRunning', { numberOfKeys: 1, lua: MARK_RUNNING });
     if (!('listClaimCallback' in redis)) redis.defineCommand('listClaimCallback', { numberOfKeys: 1, lua: CLAIM_CALLBACK });
     this.redis = redis as ListRedis;
   }
 
-  private key(listId: string, part?: 'input' | 'work' | 'results' | 'retries' | 'chunks'): string {
+  private key(listId: string, part?: 'input' | 'work' | 'results' | 'retries' | 'chunks' | 'groups'): string {
     return part === undefined ? `${this.prefix}:list:${listId}` : `${this.prefix}:list:${listId}:${part}`;
   }
 
@@ -182,6 +194,7 @@ export class RedisListStore implements ListStore {
       's:risky': 0,
       's:undeliverable': 0,
       createdAt: list.createdAt,
+      touchedAt: list.createdAt,
       callbackUrl: list.callbackUrl ?? '',
       allowance: list.allowance,
       layout: JSON.stringify(list.layout),
@@ -291,13 +304,15 @@ export class RedisListStore implements ListStore {
       this.key(listId, 'results'),
       this.key(listId, 'retries'),
       this.key(listId, 'chunks'),
+      this.key(listId, 'groups'),
       commit.now,
-      commit.chunk ?? -1,
+      commit.chunk,
+      commit.round,
       commit.eventId,
       commit.settled.length,
     ];
     for (const settled of commit.settled) args.push(settled.index, settled.entries, settled.result.verdict, JSON.stringify(settled.result));
-    for (const retry of commit.retries) args.push(retry.index, `${retry.round}:${retry.dueAt}`);
+    for (const retry of commit.retries) args.push(retry.index, retry.round, retry.dueAt);
     const [status, applied] = await this.redis.listCommit(...args);
     return { status: parseStatus(status), applied: applied === 1 };
   }
@@ -320,8 +335,26 @@ export class RedisListStore implements ListStore {
   async finish(listId: string, retentionMs: number): Promise<void> {
     const seconds = Math.ceil(retentionMs / 1_000);
     const multi = this.redis.multi().hset(this.key(listId), 'finished', 1);
-    for (const part of [undefined, 'input', 'work', 'results', 'retries', 'chunks'] as const) multi.expire(this.key(listId, part), seconds);
+    for (const part of [undefined, 'input', 'work', 'results', 'retries', 'chunks', 'groups'] as const)
+      multi.expire(this.key(listId, part), seconds);
     await multi.srem(this.unfinishedKey, listId).exec();
+  }
+
+  async pendingWork(listId: string): Promise<PendingWork> {
+    const [done, groups] = await Promise.all([
+      this.redis.smembers(this.key(listId, 'chunks')),
+      this.redis.zrange(this.key(listId, 'groups'), 0, -1, 'WITHSCORES'),
+    ]);
+    const retryGroups = [];
+    for (let i = 0; i + 1 < groups.length; i += 2) {
+      const [chunk, round] = groups[i]!.split(':').map(Number);
+      retryGroups.push({ chunk: chunk!, round: round!, dueAt: Number(groups[i + 1]) });
+    }
+    return { chunksDone: new Set(done.map(Number)), retryGroups };
+  }
+
+  async touch(listId: string, now: number): Promise<void> {
+    await this.redis.hset(this.key(listId), 'touchedAt', now);
   }
 
   async unfinished(): Promise<string[]> {
@@ -362,6 +395,7 @@ function toRecord(fields: Record<string, string>): ListRecord | undefined {
       undeliverable: Number(fields['s:undeliverable'] ?? 0),
     },
     createdAt: Number(fields.createdAt),
+    touchedAt: Number(fields.touchedAt ?? fields.createdAt),
     startedAt: numberOr(fields.startedAt, null),
     completedAt: isEnded(status) ? numberOr(fields.completedAt, null) : null,
     error: fields.error === undefined || fields.error === '' ? null : fields.error,

@@ -4,7 +4,7 @@
  * again after a crash, never record an entry twice nor lose one.
  */
 import type { ListStatus } from '@svc/contracts';
-import type { Commit, CommitOutcome, InputRow, ListRecord, NewList, RetryMark, StoredResult, WorkItem } from './model.ts';
+import type { Commit, CommitOutcome, InputRow, ListRecord, NewList, RetryGroup, RetryMark, StoredResult, WorkItem } from './model.ts';
 
 export interface ListPage {
   records: ListRecord[];
@@ -14,6 +14,12 @@ export interface ListPage {
 export interface ChunkProgress {
   settled: Set<number>;
   retries: Map<number, RetryMark>;
+}
+
+export interface PendingWork {
+  /** Work chunks whose first pass is recorded. */
+  chunksDone: Set<number>;
+  retryGroups: RetryGroup[];
 }
 
 export interface ListStore {
@@ -59,6 +65,10 @@ export interface ListStore {
   markCallbackQueued(listId: string): Promise<void>;
   /** After the end was handled: the list's data expires `retentionMs` later. */
   finish(listId: string, retentionMs: number): Promise<void>;
+  /** What is left to queue for an active list: chunks without a first pass, retries waiting. */
+  pendingWork(listId: string): Promise<PendingWork>;
+  /** Notes that the list's work was queued again now. */
+  touch(listId: string, now: number): Promise<void>;
   /** Lists not yet finished (active, or ended with their end not yet handled). */
   unfinished(): Promise<string[]>;
   /** Drops an id from the unfinished set (its data is gone). */

@@ -81,6 +81,7 @@ describe.each([
     const first = {
       now: 10,
       chunk: 0,
+      round: 0,
       settled: [{ index: 0, entries: 2, result: result('a@x.test', 'deliverable') }],
       retries: [],
       eventId: 'evt_1',
@@ -90,13 +91,25 @@ describe.each([
     expect(await store.get(list.id)).toMatchObject({ processed: 2, settled: 1, summary: { deliverable: 2, risky: 0, undeliverable: 0 } });
 
     // Chunk 1's first pass leaves its address for a retry: only retries remain.
-    await store.commit(list.id, { now: 11, chunk: 1, settled: [], retries: [{ index: 1, round: 1, dueAt: 99 }], eventId: 'evt_2' });
+    await store.commit(list.id, {
+      now: 11,
+      chunk: 1,
+      round: 0,
+      settled: [],
+      retries: [{ index: 1, round: 1, dueAt: 99 }],
+      eventId: 'evt_2',
+    });
     expect((await store.get(list.id))?.status).toBe('retrying');
     expect((await store.progress(list.id, [0, 1])).retries.get(1)).toEqual({ round: 1, dueAt: 99 });
+    const pending = await store.pendingWork(list.id);
+    expect([...pending.chunksDone].sort()).toEqual([0, 1]);
+    expect(pending.retryGroups).toEqual([{ chunk: 1, round: 1, dueAt: 99 }]);
 
     expect(
       await store.commit(list.id, {
         now: 12,
+        chunk: 1,
+        round: 1,
         settled: [{ index: 1, entries: 1, result: result('b@x.test', 'undeliverable') }],
         retries: [],
         eventId: 'evt_3',
@@ -105,8 +118,9 @@ describe.each([
       status: 'completed',
       applied: true,
     });
+    expect((await store.pendingWork(list.id)).retryGroups).toEqual([]); // the retry job's pass is recorded
     const done = await store.get(list.id);
-    expect(done).toMatchObject({ status: 'completed', completedAt: 12, eventId: 'evt_3', processed: 3, settled: 2 });
+    expect(done).toMatchObject({ status: 'completed', completedAt: 12, touchedAt: 12, eventId: 'evt_3', processed: 3, settled: 2 });
     const progress = await store.progress(list.id, [0, 1]);
     expect([...progress.settled]).toEqual([0, 1]);
     expect(progress.retries.size).toBe(0);
@@ -133,6 +147,7 @@ describe.each([
       await store.commit(list.id, {
         now: 21,
         chunk: 0,
+        round: 0,
         settled: [{ index: 0, entries: 1, result: result('a@x.test', 'deliverable') }],
         retries: [],
         eventId: 'evt_x',

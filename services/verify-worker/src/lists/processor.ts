@@ -23,6 +23,7 @@ import {
   type ListQueue,
   type ListRecord,
   type ListStore,
+  type QueuedListJob,
   type RetryMark,
   type SettledEntry,
 } from '@svc/lists';
@@ -69,6 +70,8 @@ export interface ListProcessorDeps {
   cancelPollMs?: number;
   /** How old an unfinished state must be before the janitor repairs it. */
   janitorGraceMs?: number;
+  /** How long an active list may go without progress before the janitor queues its work again. */
+  stallMs?: number;
   logger?: Logger;
   now?: () => number;
 }
@@ -132,7 +135,8 @@ export class ListProcessor {
     }
     const outcome = await this.deps.store.commit(record.id, {
       now: this.now(),
-      ...(job.kind === 'chunk' ? { chunk: job.chunk } : {}),
+      chunk: job.chunk,
+      round,
       settled,
       retries,
       eventId: newEventId(),
@@ -242,8 +246,28 @@ export class ListProcessor {
       } else if (!record.enqueued && this.now() - record.createdAt >= grace) {
         await this.deps.queue.add(chunkJobs(id, record.workChunks));
         await this.deps.store.markEnqueued(id);
+      } else if (record.enqueued && this.now() - record.touchedAt >= (this.deps.stallMs ?? 10 * 60_000)) {
+        await this.requeue(id, record.workChunks);
       }
     }
+  }
+
+  /**
+   * Queues again what an active list still has to do (a job lost with a Redis that died before
+   * writing it to disk). Jobs still queued are not doubled: their ids are the same.
+   */
+  private async requeue(listId: string, workChunks: number): Promise<void> {
+    const pending = await this.deps.store.pendingWork(listId);
+    const now = this.now();
+    const jobs: QueuedListJob[] = chunkJobs(listId, workChunks).filter(
+      ({ job }) => job.kind === 'chunk' && !pending.chunksDone.has(job.chunk),
+    );
+    for (const group of pending.retryGroups) {
+      jobs.push({ job: { kind: 'retry', listId, chunk: group.chunk, round: group.round }, delayMs: Math.max(0, group.dueAt - now) });
+    }
+    await this.deps.queue.add(jobs);
+    await this.deps.store.touch(listId, now);
+    if (jobs.length > 0) this.deps.logger?.warn({ list: listId, jobs: jobs.length }, 'list without progress: its work was queued again');
   }
 
   /** Runs `sweep` every `intervalMs` (with jitter) until stopped. */
