@@ -5,7 +5,7 @@
  * gateway is killed and started again. The list completes with every entry's result in input
  * order, and exactly ceil(distinct / 100) units are billed: none lost, none twice.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -93,6 +93,8 @@ describe('list durability across process and Redis restarts', () => {
   };
 
   beforeAll(async () => {
+    if (spawnSync('redis-server', ['--version']).error !== undefined)
+      throw new Error('This test runs a Redis of its own: it needs redis-server on PATH (apt-get install redis-server).');
     // One RCPT at a time, 20 ms each: a chunk takes over two seconds, the list (one list session at a time) over twenty.
     rig = await startMultiRig({
       'sturdy.test': {

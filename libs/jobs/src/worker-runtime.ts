@@ -52,7 +52,14 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
     });
     return worker;
   });
-  workers.push(...(options.extraWorkers ?? []));
+  for (const worker of options.extraWorkers ?? []) {
+    worker.on('active', () => metrics.activeJobs.inc({ queue: worker.name }));
+    worker.on('completed', () => metrics.activeJobs.dec({ queue: worker.name }));
+    worker.on('failed', (job) => {
+      if (job !== undefined) metrics.activeJobs.dec({ queue: worker.name });
+    });
+    workers.push(worker);
+  }
 
   // Queue depth is read at scrape time, so an idle worker costs Redis nothing between scrapes.
   const countsClient = createRedis(url, 'request', 'worker-metrics');
