@@ -25,6 +25,8 @@ COPY package.json package-lock.json ./
 COPY libs/contracts/package.json libs/contracts/
 COPY libs/config/package.json libs/config/
 COPY libs/jobs/package.json libs/jobs/
+COPY libs/lists/package.json libs/lists/
+COPY libs/metering/package.json libs/metering/
 COPY libs/telemetry/package.json libs/telemetry/
 COPY libs/testkit/package.json libs/testkit/
 COPY libs/webhooks/package.json libs/webhooks/
@@ -36,6 +38,8 @@ RUN npm ci --omit=dev --no-audit --no-fund -w services/gateway -w services/qr-wo
 COPY --from=build /app/libs/contracts/dist libs/contracts/dist
 COPY --from=build /app/libs/config/dist libs/config/dist
 COPY --from=build /app/libs/jobs/dist libs/jobs/dist
+COPY --from=build /app/libs/lists/dist libs/lists/dist
+COPY --from=build /app/libs/metering/dist libs/metering/dist
 COPY --from=build /app/libs/telemetry/dist libs/telemetry/dist
 COPY --from=build /app/libs/webhooks/dist libs/webhooks/dist
 COPY --from=build /app/services/gateway/dist services/gateway/dist

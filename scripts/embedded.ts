@@ -4,11 +4,14 @@
  */
 import type { Config } from '@svc/config';
 import { InProcessTransport, type RegisteredHandler } from '@svc/jobs';
+import { MemoryListQueue, MemoryListStore } from '@svc/lists';
+import { MemoryMeter } from '@svc/metering';
 import { createGatewayMetrics, createLogger, createRegistry } from '@svc/telemetry';
-import { MemoryKeyStore, MemoryMeter, buildGateway, generateApiKey, type GatewayApp } from '@svc/gateway';
+import { MemoryKeyStore, buildGateway, generateApiKey, type GatewayApp } from '@svc/gateway';
 import { qrJobHandler } from '@svc/qr-worker';
-import { createVerifyHandler } from '@svc/verify-worker';
-import { generateWebhookSecret } from '@svc/webhooks/secrets';
+import { LocalPriorityLimiter, createListProcessor, createVerifyHandler, type PrioritySessionLimiter } from '@svc/verify-worker';
+import { InProcessCallbackDispatcher, type CallbackDispatcher } from '@svc/webhooks';
+import { generateWebhookSecret, sharedSecret } from '@svc/webhooks/secrets';
 import type { Registry } from 'prom-client';
 
 export interface Embedded {
@@ -21,21 +24,28 @@ export interface Embedded {
   webhookSecret: string;
   /** The secret made at start-up because LIST_WEBHOOK_SECRET is unset (printed once), else undefined. */
   generatedWebhookSecret: string | undefined;
+  /** Stops the list work and the callback deliveries (after the HTTP server). */
+  closeLists: () => Promise<void>;
 }
 
-/** The workers of embedded mode; tests may replace them. */
-export const defaultHandlers = (config: Config, registry: Registry): RegisteredHandler[] => [
+/** The workers of embedded mode; tests may replace them. Batches and lists share session slots. */
+export const defaultHandlers = (config: Config, registry: Registry, limiter?: PrioritySessionLimiter): RegisteredHandler[] => [
   qrJobHandler,
-  createVerifyHandler({ config, registry }),
+  createVerifyHandler({ config, registry, ...(limiter === undefined ? {} : { limiter: limiter.for('batch') }) }),
 ];
+
+const JANITOR_INTERVAL_MS = 30_000;
 
 export async function buildEmbedded(
   config: Config,
-  handlers: (registry: Registry) => RegisteredHandler[] = (registry) => defaultHandlers(config, registry),
+  handlers: (registry: Registry, limiter: PrioritySessionLimiter) => RegisteredHandler[] = (registry, limiter) =>
+    defaultHandlers(config, registry, limiter),
+  options: { dispatcher?: CallbackDispatcher } = {},
 ): Promise<Embedded> {
   const logger = createLogger(config.LOG_LEVEL, 'embedded');
   const registry = createRegistry({ service: 'embedded' });
-  const transport = new InProcessTransport(handlers(registry));
+  const limiter = new LocalPriorityLimiter(config.VERIFY_MAX_CONNECTIONS_PER_HOST);
+  const transport = new InProcessTransport(handlers(registry, limiter));
   const keys = new MemoryKeyStore();
   const configured = config.API_KEYS ?? [];
   for (const [index, key] of configured.entries()) await keys.create(`API_KEYS[${index}]`, key);
@@ -43,14 +53,33 @@ export async function buildEmbedded(
   if (devKey !== undefined) await keys.create('development', devKey);
   const webhookSecret = config.LIST_WEBHOOK_SECRET ?? generateWebhookSecret();
   const generatedWebhookSecret = config.LIST_WEBHOOK_SECRET === undefined ? webhookSecret : undefined;
+
+  // Lists: kept in memory and worked in this process, beside the batch jobs; their callbacks are
+  // delivered from here too, signed with the one embedded secret.
+  const meter = new MemoryMeter();
+  const store = new MemoryListStore();
+  const queue = new MemoryListQueue({ concurrency: config.LIST_WORKER_CONCURRENCY });
+  const dispatcher =
+    options.dispatcher ??
+    new InProcessCallbackDispatcher({ secrets: sharedSecret(webhookSecret), allowPrivate: config.LIST_ALLOW_PRIVATE_CALLBACKS, logger });
+  const processor = createListProcessor({ config, store, queue, meter, limiter: limiter.for('list'), registry, logger, dispatcher });
+  queue.start(processor.handle, (job, error) => void processor.failJob(job, error).catch(() => undefined));
+  const stopJanitor = processor.startJanitor(JANITOR_INTERVAL_MS);
+
   const gateway = await buildGateway({
     config,
     transport,
     keys,
-    meter: new MemoryMeter(),
+    meter,
     metrics: createGatewayMetrics(registry),
     renderMetrics: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
     logger,
+    lists: { store, queue },
   });
-  return { gateway, transport, keys, devKey, webhookSecret, generatedWebhookSecret };
+  const closeLists = async () => {
+    stopJanitor();
+    await queue.close();
+    await dispatcher.close();
+  };
+  return { gateway, transport, keys, devKey, webhookSecret, generatedWebhookSecret, closeLists };
 }

@@ -47,7 +47,13 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     expect(usage.period).toBe(new Date().toISOString().slice(0, 7));
     expect(usage.operations['qr.generate']).toEqual({ calls: 3, billableCalls: 1, freeRemaining: 0, costUsd: '0.0005' });
     expect(usage.operations['email-verify.batch']).toEqual({ calls: 0, billableCalls: 0, freeRemaining: 10, costUsd: '0' });
-    expect(Object.keys(usage.operations).sort()).toEqual(['email-verify.batch', 'email-verify.single', 'qr.generate', 'qr.wifi']);
+    expect(Object.keys(usage.operations).sort()).toEqual([
+      'email-verify.batch',
+      'email-verify.list',
+      'email-verify.single',
+      'qr.generate',
+      'qr.wifi',
+    ]);
     expect(usage.totalCostUsd).toBe('0.0005');
   });
 

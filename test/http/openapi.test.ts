@@ -65,6 +65,9 @@ describe('OpenAPI and docs', () => {
     expect(spec.servers).toEqual([expect.objectContaining({ url: '/' })]);
     expect(spec.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(Object.keys(spec.paths).sort()).toEqual([
+      '/v1/email-verify/lists',
+      '/v1/email-verify/lists/{id}',
+      '/v1/email-verify/lists/{id}/results',
       '/v1/email-verify/verify',
       '/v1/email-verify/verify/batch',
       '/v1/qr/qr',

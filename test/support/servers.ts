@@ -54,6 +54,7 @@ async function embeddedParts(options: ServerOptions, key: string, revokedKey: st
     keys: embedded.keys,
     close: async () => {
       await embedded.gateway.app.close();
+      await embedded.closeLists();
       await embedded.transport.close();
     },
   };

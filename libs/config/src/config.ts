@@ -34,6 +34,7 @@ export const envSchema = z.object({
   RATE_LIMIT_EMAIL_VERIFY_SINGLE: int(0, 1_000_000).default(OPERATIONS['email-verify.single'].defaultRateLimitPerMinute),
   RATE_LIMIT_QR_GENERATE: int(0, 1_000_000).default(OPERATIONS['qr.generate'].defaultRateLimitPerMinute),
   RATE_LIMIT_QR_WIFI: int(0, 1_000_000).default(OPERATIONS['qr.wifi'].defaultRateLimitPerMinute),
+  RATE_LIMIT_EMAIL_VERIFY_LIST: int(0, 1_000_000).default(OPERATIONS['email-verify.list'].defaultRateLimitPerMinute),
   /** Length of the rate-limit window; 60 s in the contract, shorter only in test rigs. */
   RATE_LIMIT_WINDOW_MS: int(1, 3_600_000).default(60_000),
   FREE_ALLOWANCE_EMAIL_VERIFY_BATCH: int(0, 1_000_000_000).default(OPERATIONS['email-verify.batch'].defaultFreeAllowance),
@@ -80,6 +81,24 @@ export const envSchema = z.object({
     .string()
     .regex(/^\S{16,256}$/, 'expected 16 to 256 characters without spaces')
     .optional(),
+  /** Lists (bulk jobs): queued or running lists per key, days a list's data outlives its end. */
+  LIST_MAX_ACTIVE_PER_KEY: int(1, 1_000).default(3),
+  LIST_RETENTION_DAYS: int(1, 365).default(7),
+  /** Waits before each retry of a temporary answer (greylisting, timeouts); their count is the number of retries. */
+  LIST_RETRY_DELAYS_S: csv
+    .pipe(
+      z
+        .array(
+          z
+            .string()
+            .regex(/^\d{1,5}$/, 'expected whole seconds')
+            .transform(Number),
+        )
+        .max(10),
+    )
+    .default([60, 300, 900]),
+  /** List chunks one verify-worker process probes at once, beside its batch jobs. */
+  LIST_WORKER_CONCURRENCY: int(1, 100).default(2),
 });
 
 export type Env = z.infer<typeof envSchema>;

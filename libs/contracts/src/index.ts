@@ -3,3 +3,4 @@ export * from './operations.ts';
 export type { JobKind } from './job-kind.ts';
 export * from './verify.ts';
 export * from './qr/index.ts';
+export * from './lists.ts';

@@ -1,9 +1,9 @@
 /**
- * The four billable operations and their prices, limits and allowances (docs/api.md, "Operations").
+ * The billable operations and their prices, limits and allowances (docs/api.md, "Operations").
  * Money is held in micro-dollars (integers) so that sums never drift; it is formatted as a plain
  * decimal only at the edge.
  */
-export const OPERATION_IDS = ['email-verify.batch', 'email-verify.single', 'qr.generate', 'qr.wifi'] as const;
+export const OPERATION_IDS = ['email-verify.batch', 'email-verify.single', 'qr.generate', 'qr.wifi', 'email-verify.list'] as const;
 export type OperationId = (typeof OPERATION_IDS)[number];
 
 export interface OperationDef {
@@ -17,6 +17,8 @@ export interface OperationDef {
   /** Tool name and the MCP server path it is served on. */
   tool: string;
   toolServer: 'email-verify' | 'qr';
+  /** Draws on another operation's free allowance instead of one of its own (list units use the batch allowance). */
+  allowanceFrom?: OperationId;
 }
 
 export const OPERATIONS: Record<OperationId, OperationDef> = {
@@ -60,7 +62,27 @@ export const OPERATIONS: Record<OperationId, OperationDef> = {
     tool: 'qr_wifi',
     toolServer: 'qr',
   },
+  // Billed per started 100 processed distinct addresses (a "unit"), each unit priced as a batch
+  // and drawing on the batch free allowance; creating a list costs nothing.
+  'email-verify.list': {
+    id: 'email-verify.list',
+    priceMicroUsd: 150_000,
+    rateLimitEnv: 'RATE_LIMIT_EMAIL_VERIFY_LIST',
+    freeAllowanceEnv: 'FREE_ALLOWANCE_EMAIL_VERIFY_BATCH',
+    defaultRateLimitPerMinute: 10,
+    defaultFreeAllowance: 10,
+    tool: 'email-verify_list-create',
+    toolServer: 'email-verify',
+    allowanceFrom: 'email-verify.batch',
+  },
 };
+
+/** The operation whose free allowance `operation` draws on (itself unless it shares another's). */
+export const allowanceOwner = (operation: OperationId): OperationId => OPERATIONS[operation].allowanceFrom ?? operation;
+
+/** Every operation drawing on the same free allowance as `operation`: their calls add up against it. */
+export const allowancePool = (operation: OperationId): OperationId[] =>
+  OPERATION_IDS.filter((other) => allowanceOwner(other) === allowanceOwner(operation));
 
 /** `150000` → `"0.15"`, `500` → `"0.0005"`, `0` → `"0"`: no unit, no exponent, no trailing zeros. */
 export function formatUsd(microUsd: number): string {

@@ -27,6 +27,8 @@ export interface WorkerProcessOptions {
   concurrency: number;
   registry: Registry;
   logger: Logger;
+  /** BullMQ workers of other queues this process runs (lists): in health, queue depth and shutdown. */
+  extraWorkers?: Worker[];
 }
 
 export interface WorkerProcess {
@@ -61,12 +63,21 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
     });
     return worker;
   });
+  for (const worker of options.extraWorkers ?? []) {
+    worker.on('active', () => metrics.activeJobs.inc({ queue: worker.name }));
+    worker.on('completed', () => metrics.activeJobs.dec({ queue: worker.name }));
+    worker.on('failed', (job) => {
+      if (job !== undefined) metrics.activeJobs.dec({ queue: worker.name });
+    });
+    workers.push(worker);
+  }
 
   // Queue depth is read at scrape time, so an idle worker costs Redis nothing between scrapes.
   const countsClient = createRedis(url, 'request', 'worker-metrics');
-  const queues = options.handlers.map(
-    (handler) => new Queue(handler.kind.name, { connection: countsClient, prefix: bullPrefix(config.REDIS_PREFIX) }),
-  );
+  const queues = [
+    ...options.handlers.map((handler) => handler.kind.name),
+    ...(options.extraWorkers ?? []).map((worker) => worker.name),
+  ].map((name) => new Queue(name, { connection: countsClient, prefix: bullPrefix(config.REDIS_PREFIX) }));
   for (const queue of queues) queue.on('error', () => undefined);
   const collectDepth = async () => {
     await Promise.all(

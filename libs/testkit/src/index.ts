@@ -7,3 +7,4 @@ export { startDnsServer, type RigDnsServer, type Zone, type ZoneEntry } from './
 export * from './mail/smtp-server.ts';
 export { startMailRig, type MailRig } from './mail/rig.ts';
 export * from './processes.ts';
+export { RecordingCallbackDispatcher, type RecordedCallbackEvent } from './recording-dispatcher.ts';

@@ -14,7 +14,9 @@ import observabilityPlugin from './plugins/observability.ts';
 import openapiPlugin from './plugins/openapi.ts';
 import rateLimitPlugin from './plugins/rate-limit.ts';
 import { plainSerializerCompiler, zodValidatorCompiler } from './plugins/validation.ts';
+import { ListService } from './lists/list-service.ts';
 import { healthRoutes } from './routes/health.ts';
+import { listRoutes } from './routes/lists.ts';
 import { qrRoutes } from './routes/qr.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { verifyRoutes } from './routes/verify.ts';
@@ -72,7 +74,16 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
   await app.register(healthRoutes, { transport: deps.transport, renderMetrics: deps.renderMetrics, isAcceptingWork: () => accepting });
   await app.register(qrRoutes, { runner });
   await app.register(verifyRoutes, { runner });
-  await app.register(mcpRoutes, { runner });
+  const lists = new ListService({
+    store: deps.lists.store,
+    queue: deps.lists.queue,
+    meter: deps.meter,
+    maxActivePerKey: config.LIST_MAX_ACTIVE_PER_KEY,
+    freeAllowances: config.freeAllowances,
+    allowPrivateCallbacks: config.LIST_ALLOW_PRIVATE_CALLBACKS,
+  });
+  await app.register(listRoutes, { lists });
+  await app.register(mcpRoutes, { runner, lists });
   await app.register(usageRoutes, { meter: deps.meter, freeAllowances: config.freeAllowances });
 
   return { app, drain: () => void (accepting = false) };

@@ -3,6 +3,8 @@ import type { Config } from '@svc/config';
 import { QR_JOB, VERIFY_JOB } from '@svc/contracts';
 import { BullTransport } from '@svc/jobs/bullmq';
 import { createRedis } from '@svc/jobs/redis';
+import { BullListQueue } from '@svc/lists/bullmq';
+import { RedisListStore } from '@svc/lists/redis';
 import { createGatewayMetrics, createLogger, createRegistry } from '@svc/telemetry';
 import { buildGateway, type GatewayApp } from './app.ts';
 import { serve } from './server.ts';
@@ -24,6 +26,7 @@ export async function buildDistributedGateway(config: Config): Promise<Distribut
   const redis = createRedis(url, 'request', 'gateway-store');
   const transport = await BullTransport.create({ url, redisPrefix: config.REDIS_PREFIX, kinds: [QR_JOB, VERIFY_JOB] });
   const keys = new RedisKeyStore(redis, config.REDIS_PREFIX);
+  const listQueue = new BullListQueue(redis, config.REDIS_PREFIX);
   const gateway = await buildGateway({
     config,
     transport,
@@ -33,8 +36,9 @@ export async function buildDistributedGateway(config: Config): Promise<Distribut
     metrics: createGatewayMetrics(registry),
     renderMetrics: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
     logger: createLogger(config.LOG_LEVEL, 'gateway'),
+    lists: { store: new RedisListStore(redis, config.REDIS_PREFIX), queue: listQueue },
   });
-  return { gateway, keys, transport, closers: [() => transport.close(), async () => void (await redis.quit())] };
+  return { gateway, keys, transport, closers: [() => transport.close(), () => listQueue.close(), async () => void (await redis.quit())] };
 }
 
 export async function startDistributedGateway(config: Config): Promise<string> {

@@ -5,6 +5,7 @@ import type { GatewayMetrics, Logger } from '@svc/telemetry';
 import type { KeyStore, ApiKeyRecord } from './stores/key-store.ts';
 import type { Meter } from './stores/meter.ts';
 import type { Redis } from '@svc/jobs/redis';
+import type { ListQueue, ListStore } from '@svc/lists';
 
 /** Everything the gateway needs from outside; main.ts and scripts/start.ts assemble it per mode. */
 export interface GatewayDeps {
@@ -18,6 +19,8 @@ export interface GatewayDeps {
   /** Text exposition of every metric of this process. */
   renderMetrics: () => Promise<{ contentType: string; body: string }>;
   logger: Logger;
+  /** Where lists are kept and their work queued (Redis and BullMQ, or this process). */
+  lists: { store: ListStore; queue: ListQueue };
 }
 
 export interface Identity {

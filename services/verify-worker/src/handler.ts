@@ -10,7 +10,7 @@ import type { Registry } from 'prom-client';
 import { cachedOutcomeSchema, type CachedOutcome } from './cache/cached-outcome.ts';
 import { MemoryTtlCache, RedisTtlCache, type TtlCache } from './cache/ttl-cache.ts';
 import { DnsResolver } from './dns/resolver.ts';
-import { HostLimiter } from './engine/host-limiter.ts';
+import { HostLimiter, type SessionLimiter } from './engine/host-limiter.ts';
 import type { ProbeTuning } from './engine/mail-server-probe.ts';
 import { Verifier } from './engine/verifier.ts';
 import { createVerifyMetrics } from './metrics.ts';
@@ -23,11 +23,24 @@ export interface VerifyHandlerOptions {
   redis?: Redis;
   /** Retry and slow-reply tuning of the prober (tests shorten it; the defaults suit real servers). */
   tuning?: Partial<ProbeTuning>;
+  /** Session slots per mail server shared with other work (lists); default: this verifier's own. */
+  limiter?: SessionLimiter;
+}
+
+/** One set of verify metrics per registry: the batch and the list verifier of a process share it. */
+const metricsByRegistry = new WeakMap<Registry, ReturnType<typeof createVerifyMetrics>>();
+function metricsOf(registry: Registry): ReturnType<typeof createVerifyMetrics> {
+  let metrics = metricsByRegistry.get(registry);
+  if (metrics === undefined) {
+    metrics = createVerifyMetrics(registry);
+    metricsByRegistry.set(registry, metrics);
+  }
+  return metrics;
 }
 
 export function createVerifier(options: VerifyHandlerOptions): Verifier {
   const { config } = options;
-  const metrics = options.registry === undefined ? undefined : createVerifyMetrics(options.registry);
+  const metrics = options.registry === undefined ? undefined : metricsOf(options.registry);
   const resolver = new DnsResolver({
     servers: config.VERIFY_DNS_SERVERS,
     timeoutMs: config.VERIFY_CONNECT_TIMEOUT_MS,
@@ -52,7 +65,7 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
         if (refused.length > 0) metrics?.privateRefusals.inc(refused.length);
         return allowed;
       },
-      limiter: new HostLimiter(config.VERIFY_MAX_CONNECTIONS_PER_HOST),
+      limiter: options.limiter ?? new HostLimiter(config.VERIFY_MAX_CONNECTIONS_PER_HOST),
       session: {
         port: config.VERIFY_SMTP_PORT,
         heloName: config.heloName,

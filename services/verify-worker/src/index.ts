@@ -1,3 +1,6 @@
 export { createVerifyHandler, createVerifier, type VerifyHandlerOptions } from './handler.ts';
 export type { Verifier, VerifyOptions, VerifyOutcome } from './engine/verifier.ts';
 export type { SessionLimiter } from './engine/host-limiter.ts';
+export { LocalPriorityLimiter, RedisHostLimiter, type PrioritySessionLimiter, type SessionPriority } from './engine/shared-host-limiter.ts';
+export { createListProcessor, startDistributedListWork, type DistributedListWork } from './lists/assemble.ts';
+export { ListProcessor } from './lists/processor.ts';

@@ -8,6 +8,7 @@
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ListService } from '../lists/list-service.ts';
 import type { JobRunner } from '../operation.ts';
 import { requireKey } from '../plugins/auth.ts';
 import { toApiError } from '../plugins/errors.ts';
@@ -27,12 +28,15 @@ function copyHeadersToRaw(reply: FastifyReply): void {
 async function serve(
   app: FastifyInstance,
   runner: JobRunner,
+  lists: ListService,
   definition: ToolServerDef,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<void> {
   const context: ToolContext = {
     runner,
+    key: request.identity.key!,
+    lists,
     requestId: request.id,
     log: request.log,
     charge: async (operation) => {
@@ -64,7 +68,7 @@ async function serve(
   }
 }
 
-export function mcpRoutes(app: FastifyInstance, options: { runner: JobRunner }, done: (error?: Error) => void): void {
+export function mcpRoutes(app: FastifyInstance, options: { runner: JobRunner; lists: ListService }, done: (error?: Error) => void): void {
   // Like every metered route, each answer carries its cost: 401, 429 and the free methods cost 0.
   app.addHook('onSend', async (_request, reply, payload) => {
     if (!reply.hasHeader(COST_HEADER)) reply.header(COST_HEADER, '0');
@@ -85,7 +89,7 @@ export function mcpRoutes(app: FastifyInstance, options: { runner: JobRunner }, 
           await app.limiters[operation]?.(request, reply);
         },
       },
-      (request, reply) => serve(app, options.runner, definition, request, reply),
+      (request, reply) => serve(app, options.runner, options.lists, definition, request, reply),
     );
     app.route({
       method: ['GET', 'DELETE'],

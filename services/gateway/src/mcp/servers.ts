@@ -5,6 +5,7 @@
 import { OPERATION_IDS, OPERATIONS, type OperationId } from '@svc/contracts';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolContext } from './tool-result.ts';
+import { registerListTools } from './tools-lists.ts';
 import { QR_SERVER_INSTRUCTIONS, registerQrTools } from './tools-qr.ts';
 import { VERIFY_SERVER_INSTRUCTIONS, registerVerifyTools } from './tools-verify.ts';
 
@@ -24,7 +25,10 @@ export const TOOL_SERVERS: readonly ToolServerDef[] = [
     name: 'email-verify',
     operations: operationsOf('email-verify'),
     instructions: VERIFY_SERVER_INSTRUCTIONS,
-    register: registerVerifyTools,
+    register: (server, context) => {
+      registerVerifyTools(server, context);
+      registerListTools(server, context);
+    },
   },
   { name: 'qr', operations: operationsOf('qr'), instructions: QR_SERVER_INSTRUCTIONS, register: registerQrTools },
 ];

@@ -7,13 +7,18 @@
 import { formatUsd, type ApiError, type OperationId } from '@svc/contracts';
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
+import type { ListService } from '../lists/list-service.ts';
 import type { JobRunner } from '../operation.ts';
 import type { ChargeResult } from '../plugins/metering.ts';
 import { toApiError } from '../plugins/errors.ts';
+import type { ApiKeyRecord } from '../stores/key-store.ts';
 
 /** What a tool needs from the HTTP request that carries its call. */
 export interface ToolContext {
   runner: JobRunner;
+  /** The caller's key (every tool call is authenticated) and the lists it may reach. */
+  key: ApiKeyRecord;
+  lists: ListService;
   requestId: string;
   log: FastifyBaseLogger;
   /** Meters this successful call and puts its cost headers on the HTTP response. */

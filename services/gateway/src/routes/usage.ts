@@ -1,4 +1,4 @@
-import { OPERATIONS, OPERATION_IDS, billingPeriod, formatUsd, type OperationId } from '@svc/contracts';
+import { OPERATIONS, OPERATION_IDS, allowanceOwner, allowancePool, billingPeriod, formatUsd, type OperationId } from '@svc/contracts';
 import { unavailableError } from '@svc/jobs';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { USAGE_EXAMPLE } from '../openapi-examples.ts';
@@ -40,10 +40,13 @@ export const usageRoutes: FastifyPluginCallbackZod<{ meter: Meter; freeAllowance
       const operations = Object.fromEntries(
         OPERATION_IDS.map((operation) => {
           const { calls, billableCalls } = usage[operation] ?? { calls: 0, billableCalls: 0 };
-          const allowance = key.freeAllowance[operation] ?? options.freeAllowances[operation];
+          // Operations sharing an allowance (list units and batches) use it up together.
+          const owner = allowanceOwner(operation);
+          const allowance = key.freeAllowance[owner] ?? options.freeAllowances[owner];
+          const used = allowancePool(operation).reduce((sum, member) => sum + (usage[member]?.calls ?? 0), 0);
           const cost = billableCalls * OPERATIONS[operation].priceMicroUsd;
           totalMicroUsd += cost;
-          return [operation, { calls, billableCalls, freeRemaining: Math.max(0, allowance - calls), costUsd: formatUsd(cost) }];
+          return [operation, { calls, billableCalls, freeRemaining: Math.max(0, allowance - used), costUsd: formatUsd(cost) }];
         }),
       );
       return { period, operations, totalCostUsd: formatUsd(totalMicroUsd) };

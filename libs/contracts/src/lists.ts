@@ -1,0 +1,99 @@
+/**
+ * List verification's contract (decisions.md "List verification"): limits, the list object
+ * and its statuses, the request shapes, and how a list is priced.
+ */
+import { z } from 'zod';
+import { MAX_BATCH, summarySchema, verifyResultSchema } from './verify.ts';
+
+export const MAX_LIST_ADDRESSES = 100_000;
+export const LIST_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+/** Addresses per billing unit: the batch price buys a started hundred processed distinct addresses. */
+export const LIST_UNIT_SIZE = MAX_BATCH;
+export const LIST_NAME_MAX = 200;
+
+export const LIST_STATUSES = ['queued', 'running', 'retrying', 'completed', 'cancelled', 'failed'] as const;
+export type ListStatus = (typeof LIST_STATUSES)[number];
+/** Statuses a list never leaves. */
+export const ENDED_STATUSES: readonly ListStatus[] = ['completed', 'cancelled', 'failed'];
+export const isEnded = (status: ListStatus): boolean => ENDED_STATUSES.includes(status);
+
+export const LIST_ID = /^lst_[0-9a-f]{24}$/;
+
+/** Units billed for this many processed distinct addresses. */
+export const listUnits = (processedDistinct: number): number => Math.ceil(processedDistinct / LIST_UNIT_SIZE);
+
+/**
+ * The key under which duplicates of a list are counted and probed once: trimmed, domain in lower
+ * case, local part as is. The verifier's `normaliseForDedup` applies the same rule (a test holds
+ * them equal).
+ */
+export function dedupKey(input: string): string {
+  const trimmed = input.trim();
+  const at = trimmed.lastIndexOf('@');
+  return at < 0 ? trimmed : `${trimmed.slice(0, at)}@${trimmed.slice(at + 1).toLowerCase()}`;
+}
+
+const timestamp = z.string().describe('ISO 8601, UTC');
+
+export const listObjectSchema = z
+  .object({
+    id: z.string().describe('`lst_` and 24 hex digits.'),
+    name: z.string().nullable(),
+    status: z.enum(LIST_STATUSES),
+    count: z.number().int().describe('Entries submitted.'),
+    distinct: z.number().int().describe('Distinct addresses among them (probed and billed once each).'),
+    processed: z.number().int().describe('Entries settled so far; never decreases.'),
+    summary: summarySchema.describe('Verdicts of the processed entries.'),
+    costUsd: z.string().describe('What the list has cost so far, US dollars as in X-Service-Cost.'),
+    createdAt: timestamp,
+    startedAt: timestamp.nullable(),
+    completedAt: timestamp.nullable().describe('When the list ended: completed, cancelled or failed.'),
+    error: z.string().optional().describe('Why a failed list failed.'),
+  })
+  .strict();
+export type ListObject = z.infer<typeof listObjectSchema>;
+
+export const listPageSchema = z.object({ lists: z.array(listObjectSchema), nextCursor: z.string().nullable() }).strict();
+
+const nameSchema = z.string().min(1).max(LIST_NAME_MAX).describe('Your label for the list.');
+const callbackSchema = z.string().min(1).max(2048).describe('https:// URL the service POSTs the list object to when the list ends.');
+
+/** JSON body of `POST /v1/email-verify/lists` and arguments of the create tool. */
+export const listCreateBodySchema = z
+  .object({
+    emails: z
+      .array(z.string())
+      .min(1)
+      .max(MAX_LIST_ADDRESSES)
+      .describe(`Addresses to verify, 1 to ${MAX_LIST_ADDRESSES}; results come back in this order.`),
+    name: nameSchema.optional(),
+    callbackUrl: callbackSchema.optional(),
+  })
+  .strict();
+export type ListCreateBody = z.infer<typeof listCreateBodySchema>;
+
+/** Query of the CSV upload (the JSON body carries these itself). */
+export const listCreateQuerySchema = z.object({ name: nameSchema.optional(), callbackUrl: callbackSchema.optional() }).strict();
+
+export const listPageQuerySchema = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+
+export const listResultsQuerySchema = z.object({ format: z.enum(['json', 'csv']).default('json') }).strict();
+
+/** JSON results: the batch result shape per entry, in input order, settled entries only. */
+export const listResultsSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(LIST_STATUSES),
+    count: z.number().int(),
+    pending: z.number().int().describe('Entries not settled yet, left out of `results`.'),
+    results: z.array(verifyResultSchema),
+  })
+  .strict();
+
+/** Columns appended to the uploaded ones in CSV results. */
+export const RESULT_COLUMNS = ['verdict', 'score', 'reason', 'did_you_mean'] as const;

@@ -1,0 +1,145 @@
+/**
+ * What a list is made of in storage. An upload becomes:
+ * - input rows, in input order, in chunks of INPUT_CHUNK_ROWS: `[distinctIndex, ...cells]`, the
+ *   address being `cells[addressColumn]` (a JSON upload has one cell, the address);
+ * - distinct addresses (duplicates after trimming and lower-casing the domain are one), sorted by
+ *   domain so that a work chunk's addresses share SMTP sessions, in work chunks of
+ *   WORK_CHUNK_SIZE: `[distinctIndex, address, entries]`;
+ * - one result per distinct address once it settles, numbered in the order they settled, so that
+ *   a reader can take a consistent snapshot (results numbered up to the list's `settled` count);
+ * - a retry mark per distinct address waiting for its next attempt: the round and when it is due.
+ */
+import { LIST_UNIT_SIZE, formatUsd, type ListObject, type ListStatus, type VerifyResult } from '@svc/contracts';
+
+export const INPUT_CHUNK_ROWS = 1_000;
+export const WORK_CHUNK_SIZE = LIST_UNIT_SIZE;
+
+export type InputRow = [distinctIndex: number, ...cells: string[]];
+export type WorkItem = [distinctIndex: number, address: string, entries: number];
+
+export interface StoredResult {
+  /** Position in the order results settled (1-based). */
+  seq: number;
+  result: VerifyResult;
+}
+
+export interface RetryMark {
+  /** The attempt this address waits for: 1 for the first retry. */
+  round: number;
+  dueAt: number;
+}
+
+/** Retries of one work chunk waiting for the same round: one retry job does them. */
+export interface RetryGroup {
+  chunk: number;
+  round: number;
+  dueAt: number;
+}
+
+export interface Summary {
+  deliverable: number;
+  risky: number;
+  undeliverable: number;
+}
+
+/** Output layout of CSV results: the uploaded header, which cell is the address, how it was written. */
+export interface CsvLayout {
+  columns: string[];
+  addressColumn: number;
+  delimiter: ',' | ';';
+  bom: boolean;
+}
+
+export interface ListRecord {
+  id: string;
+  keyId: string;
+  name: string | null;
+  status: ListStatus;
+  count: number;
+  distinct: number;
+  inputChunks: number;
+  workChunks: number;
+  /** Entries settled (duplicates included) and distinct addresses settled. */
+  processed: number;
+  settled: number;
+  summary: Summary;
+  createdAt: number;
+  /** Last progress (or repair): a list untouched for long gets its work queued again. */
+  touchedAt: number;
+  startedAt: number | null;
+  completedAt: number | null;
+  error: string | null;
+  callbackUrl: string | null;
+  /** The key's batch free allowance when the list was created: its units draw on it. */
+  allowance: number;
+  layout: CsvLayout;
+  /** Id of the event sent when the list ended. */
+  eventId: string | null;
+  /** The work chunks were handed to the queue. */
+  enqueued: boolean;
+  /** The end was handled: units billed, callback handed over, retention set. */
+  finished: boolean;
+  callbackQueued: boolean;
+}
+
+/** A new list as the gateway writes it. */
+export type NewList = Omit<
+  ListRecord,
+  | 'status'
+  | 'touchedAt'
+  | 'processed'
+  | 'settled'
+  | 'summary'
+  | 'startedAt'
+  | 'completedAt'
+  | 'error'
+  | 'eventId'
+  | 'enqueued'
+  | 'finished'
+  | 'callbackQueued'
+>;
+
+export interface SettledEntry {
+  index: number;
+  /** How many entries of the list carry this address. */
+  entries: number;
+  result: VerifyResult;
+}
+
+export interface Commit {
+  now: number;
+  /** The work chunk of the job, and its pass: 0 for the first, else the retry round. */
+  chunk: number;
+  round: number;
+  settled: SettledEntry[];
+  retries: Array<{ index: number } & RetryMark>;
+  /** Id for the list's end event, used if this commit ends the list. */
+  eventId: string;
+}
+
+export interface CommitOutcome {
+  status: ListStatus;
+  /** False when the list had ended before (cancelled): nothing was recorded. */
+  applied: boolean;
+}
+
+export const ledgerOf = (listId: string): string => `list:${listId}`;
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+export function toListObject(record: ListRecord, billableUnits: number, unitPriceMicroUsd: number): ListObject {
+  return {
+    id: record.id,
+    name: record.name,
+    status: record.status,
+    count: record.count,
+    distinct: record.distinct,
+    processed: record.processed,
+    summary: { ...record.summary },
+    costUsd: formatUsd(billableUnits * unitPriceMicroUsd),
+    createdAt: new Date(record.createdAt).toISOString(),
+    startedAt: iso(record.startedAt),
+    completedAt: iso(record.completedAt),
+    ...(record.error === null ? {} : { error: record.error }),
+  };
+}

@@ -1,0 +1,410 @@
+/**
+ * Distributed mode's list store. Keys, under the deployment's prefix `<p>`:
+ *   <p>:list:<id>              hash   the list record (counters, status, times, layout)
+ *   <p>:list:<id>:input        hash   input chunk number -> JSON rows, in input order
+ *   <p>:list:<id>:work         hash   work chunk number -> JSON [distinct index, address, entries]
+ *   <p>:list:<id>:results      hash   distinct index -> JSON [settle sequence, result]
+ *   <p>:list:<id>:retries      hash   distinct index -> "round:dueAtMs", while a retry is due
+ *   <p>:list:<id>:chunks       set    work chunks whose first pass is recorded
+ *   <p>:list:<id>:groups       zset   "chunk:round" -> due time, per retry job still to run
+ *   <p>:lists:key:<keyId>      zset   the key's lists by creation time (listing, newest first)
+ *   <p>:lists:active:<keyId>   zset   list id -> hold expiry (+inf once created): active-list slots
+ *   <p>:lists:unfinished       set    lists whose end is not yet handled (the janitor's work)
+ * State changes are Lua scripts: a result is recorded once (HSETNX-like check), and a commit
+ * that arrives after the list was cancelled records nothing.
+ */
+import { LIST_STATUSES, isEnded, verifyResultSchema, type ListStatus } from '@svc/contracts';
+import type { Redis } from '@svc/jobs/redis';
+import { z } from 'zod';
+import type { Commit, CommitOutcome, CsvLayout, InputRow, ListRecord, NewList, RetryMark, StoredResult, WorkItem } from './model.ts';
+import { decodeCursor, encodeCursor } from './rules.ts';
+import type { ChunkProgress, ListPage, ListStore, PendingWork } from './store.ts';
+
+/** Staged input of an upload that never completed goes away on its own. */
+const STAGING_TTL_S = 86_400;
+
+const RESERVE = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
+return 1
+`;
+
+/** Leaves the status as nextStatus() in rules.ts decides; frees the key's slot past running. */
+const MOVE = `
+local function move(status, now, event_id)
+  local current = redis.call('HGET', KEYS[1], 'status')
+  if status == current then return end
+  redis.call('HSET', KEYS[1], 'status', status)
+  if status ~= 'running' then redis.call('ZREM', KEYS[2], redis.call('HGET', KEYS[1], 'id')) end
+  if status == 'completed' or status == 'cancelled' or status == 'failed' then
+    redis.call('HSET', KEYS[1], 'completedAt', now, 'eventId', event_id)
+  end
+end
+local function is_ended(status) return status == 'completed' or status == 'cancelled' or status == 'failed' end
+`;
+
+/**
+ * KEYS: record, active slots, results, retries, chunks, retry groups. ARGV: now, chunk, round (0:
+ * first pass), event id, settled count n, then n x (index, entries, verdict, result JSON), then
+ * triples (index, round, due).
+ */
+const COMMIT = `${MOVE}
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return {'failed', 0} end
+if is_ended(status) then return {status, 0} end
+local now = ARGV[1]
+if status == 'queued' then
+  redis.call('HSET', KEYS[1], 'status', 'running', 'startedAt', now)
+  status = 'running'
+end
+redis.call('HSET', KEYS[1], 'touchedAt', now)
+local n = tonumber(ARGV[5])
+local at = 6
+for _ = 1, n do
+  local index, entries, verdict, result = ARGV[at], tonumber(ARGV[at + 1]), ARGV[at + 2], ARGV[at + 3]
+  at = at + 4
+  if redis.call('HEXISTS', KEYS[3], index) == 0 then
+    local seq = redis.call('HINCRBY', KEYS[1], 'settled', 1)
+    redis.call('HSET', KEYS[3], index, '[' .. seq .. ',' .. result .. ']')
+    redis.call('HDEL', KEYS[4], index)
+    redis.call('HINCRBY', KEYS[1], 'processed', entries)
+    redis.call('HINCRBY', KEYS[1], 's:' .. verdict, entries)
+  end
+end
+while at + 2 <= #ARGV do
+  if redis.call('HEXISTS', KEYS[3], ARGV[at]) == 0 then
+    redis.call('HSET', KEYS[4], ARGV[at], ARGV[at + 1] .. ':' .. ARGV[at + 2])
+    local group = ARGV[2] .. ':' .. ARGV[at + 1]
+    local due = redis.call('ZSCORE', KEYS[6], group)
+    if not due or tonumber(due) > tonumber(ARGV[at + 2]) then redis.call('ZADD', KEYS[6], ARGV[at + 2], group) end
+  end
+  at = at + 3
+end
+if tonumber(ARGV[3]) == 0 then
+  redis.call('SADD', KEYS[5], ARGV[2])
+else
+  redis.call('ZREM', KEYS[6], ARGV[2] .. ':' .. ARGV[3])
+end
+local settled = tonumber(redis.call('HGET', KEYS[1], 'settled'))
+local distinct = tonumber(redis.call('HGET', KEYS[1], 'distinct'))
+local next_status = status
+if settled >= distinct then
+  next_status = 'completed'
+elseif status == 'running' and redis.call('SCARD', KEYS[5]) >= tonumber(redis.call('HGET', KEYS[1], 'workChunks')) then
+  next_status = 'retrying'
+end
+move(next_status, now, ARGV[4])
+return {next_status, 1}
+`;
+
+/** KEYS: record, active slots. ARGV: status, now, event id, error. */
+const END = `${MOVE}
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return 0 end
+if is_ended(status) then return 1 end
+move(ARGV[1], ARGV[2], ARGV[3])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
+return 1
+`;
+
+/** KEYS: record. ARGV: now. */
+const MARK_RUNNING = `
+if redis.call('HGET', KEYS[1], 'status') == 'queued' then redis.call('HSET', KEYS[1], 'status', 'running', 'startedAt', ARGV[1], 'touchedAt', ARGV[1]) end
+return 1
+`;
+
+/** KEYS: record. ARGV: now, lease until. */
+const CLAIM_CALLBACK = `
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HGET', KEYS[1], 'callbackQueued') == '1' then return 0 end
+if tonumber(redis.call('HGET', KEYS[1], 'callbackClaim') or '0') > tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'callbackClaim', ARGV[2])
+return 1
+`;
+
+type ListRedis = Redis & {
+  listMarkRunning(record: string, now: number): Promise<number>;
+  listClaimCallback(record: string, now: number, until: number): Promise<number>;
+  listReserve(key: string, id: string, max: number, now: number, until: number): Promise<number>;
+  listCommit(...args: Array<string | number>): Promise<[string, number]>;
+  listEnd(record: string, active: string, status: string, now: number, eventId: string, error: string): Promise<number>;
+};
+
+const layoutSchema = z.object({
+  columns: z.array(z.string()),
+  addressColumn: z.number().int(),
+  delimiter: z.enum([',', ';']),
+  bom: z.boolean(),
+});
+const storedResultSchema = z.tuple([z.number().int(), verifyResultSchema]);
+const inputRowsSchema = z.array(z.tuple([z.number().int()], z.string()));
+const workItemsSchema = z.array(z.tuple([z.number().int(), z.string(), z.number().int()]));
+
+export class RedisListStore implements ListStore {
+  private readonly redis: ListRedis;
+
+  constructor(
+    redis: Redis,
+    private readonly prefix: string,
+  ) {
+    if (!('listReserve' in redis)) redis.defineCommand('listReserve', { numberOfKeys: 1, lua: RESERVE });
+    if (!('listCommit' in redis)) redis.defineCommand('listCommit', { numberOfKeys: 6, lua: COMMIT });
+    if (!('listEnd' in redis)) redis.defineCommand('listEnd', { numberOfKeys: 2, lua: END });
+    if (!('listMarkRunning' in redis)) redis.defineCommand('listMarkRunning', { numberOfKeys: 1, lua: MARK_RUNNING });
+    if (!('listClaimCallback' in redis)) redis.defineCommand('listClaimCallback', { numberOfKeys: 1, lua: CLAIM_CALLBACK });
+    this.redis = redis as ListRedis;
+  }
+
+  private key(listId: string, part?: 'input' | 'work' | 'results' | 'retries' | 'chunks' | 'groups'): string {
+    return part === undefined ? `${this.prefix}:list:${listId}` : `${this.prefix}:list:${listId}:${part}`;
+  }
+
+  private byKey = (keyId: string): string => `${this.prefix}:lists:key:${keyId}`;
+  private active = (keyId: string): string => `${this.prefix}:lists:active:${keyId}`;
+  private get unfinishedKey(): string {
+    return `${this.prefix}:lists:unfinished`;
+  }
+
+  async reserve(keyId: string, listId: string, max: number, now: number, holdMs: number): Promise<boolean> {
+    return (await this.redis.listReserve(this.active(keyId), listId, max, now, now + holdMs)) === 1;
+  }
+
+  async putInput(listId: string, chunk: number, rows: InputRow[]): Promise<void> {
+    await this.redis
+      .multi()
+      .hset(this.key(listId, 'input'), String(chunk), JSON.stringify(rows))
+      .expire(this.key(listId, 'input'), STAGING_TTL_S)
+      .exec();
+  }
+
+  async create(list: NewList, work: WorkItem[][]): Promise<void> {
+    const fields: Record<string, string | number> = {
+      id: list.id,
+      keyId: list.keyId,
+      name: list.name ?? '',
+      hasName: list.name === null ? 0 : 1,
+      status: 'queued',
+      count: list.count,
+      distinct: list.distinct,
+      inputChunks: list.inputChunks,
+      workChunks: list.workChunks,
+      processed: 0,
+      settled: 0,
+      's:deliverable': 0,
+      's:risky': 0,
+      's:undeliverable': 0,
+      createdAt: list.createdAt,
+      touchedAt: list.createdAt,
+      callbackUrl: list.callbackUrl ?? '',
+      allowance: list.allowance,
+      layout: JSON.stringify(list.layout),
+    };
+    const multi = this.redis.multi();
+    for (let start = 0; start < work.length; start += 500) {
+      const slice = Object.fromEntries(
+        work.slice(start, start + 500).map((items, offset) => [String(start + offset), JSON.stringify(items)]),
+      );
+      multi.hset(this.key(list.id, 'work'), slice);
+    }
+    await multi
+      .persist(this.key(list.id, 'input'))
+      .hset(this.key(list.id), fields)
+      .zadd(this.byKey(list.keyId), list.createdAt, list.id)
+      .zadd(this.active(list.keyId), '+inf', list.id)
+      .sadd(this.unfinishedKey, list.id)
+      .exec();
+  }
+
+  async discard(listId: string, keyId: string): Promise<void> {
+    await this.redis.multi().del(this.key(listId, 'input')).zrem(this.active(keyId), listId).exec();
+  }
+
+  async markEnqueued(listId: string): Promise<void> {
+    await this.redis.hset(this.key(listId), 'enqueued', 1);
+  }
+
+  async get(listId: string): Promise<ListRecord | undefined> {
+    return toRecord(await this.redis.hgetall(this.key(listId)));
+  }
+
+  async page(keyId: string, limit: number, cursor: string | undefined): Promise<ListPage> {
+    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    const records: ListRecord[] = [];
+    const gone: string[] = [];
+    // Newest first; members of equal score come in reverse id order, as the cursor expects.
+    let offset = 0;
+    const max = after === undefined ? '+inf' : String(after.at);
+    while (records.length <= limit) {
+      const ids = await this.redis.zrange(this.byKey(keyId), max, '-inf', 'BYSCORE', 'REV', 'LIMIT', offset, limit + 1);
+      if (ids.length === 0) break;
+      offset += ids.length;
+      const pipeline = this.redis.pipeline();
+      for (const id of ids) pipeline.hgetall(this.key(id));
+      const rows = (await pipeline.exec()) ?? [];
+      ids.forEach((id, i) => {
+        const record = toRecord((rows[i]?.[1] ?? {}) as Record<string, string>);
+        if (record === undefined) gone.push(id);
+        else if (after === undefined || record.createdAt < after.at || record.id < after.id) records.push(record);
+      });
+    }
+    // Lists whose data expired after their retention leave the index lazily.
+    if (gone.length > 0) await this.redis.zrem(this.byKey(keyId), ...gone);
+    const page = records.slice(0, limit);
+    const last = page.at(-1);
+    return { records: page, next: records.length > limit && last !== undefined ? encodeCursor(last.createdAt, last.id) : null };
+  }
+
+  async inputChunk(listId: string, chunk: number): Promise<InputRow[]> {
+    const raw = await this.redis.hget(this.key(listId, 'input'), String(chunk));
+    return raw === null ? [] : inputRowsSchema.parse(JSON.parse(raw));
+  }
+
+  async results(listId: string, indices: number[]): Promise<Array<StoredResult | undefined>> {
+    if (indices.length === 0) return [];
+    const raw = await this.redis.hmget(this.key(listId, 'results'), ...indices.map(String));
+    return raw.map((value) => {
+      if (value === null) return undefined;
+      const [seq, result] = storedResultSchema.parse(JSON.parse(value));
+      return { seq, result };
+    });
+  }
+
+  async markRunning(listId: string, now: number): Promise<void> {
+    await this.redis.listMarkRunning(this.key(listId), now);
+  }
+
+  async workChunk(listId: string, chunk: number): Promise<WorkItem[]> {
+    const raw = await this.redis.hget(this.key(listId, 'work'), String(chunk));
+    return raw === null ? [] : workItemsSchema.parse(JSON.parse(raw));
+  }
+
+  async progress(listId: string, indices: number[]): Promise<ChunkProgress> {
+    const settled = new Set<number>();
+    const retries = new Map<number, RetryMark>();
+    if (indices.length === 0) return { settled, retries };
+    const fields = indices.map(String);
+    const [done, marks] = await Promise.all([
+      this.redis.hmget(this.key(listId, 'results'), ...fields),
+      this.redis.hmget(this.key(listId, 'retries'), ...fields),
+    ]);
+    indices.forEach((index, i) => {
+      if (done[i] !== null) settled.add(index);
+      const mark = /^(\d+):(\d+)$/.exec(marks[i] ?? '');
+      if (mark !== null) retries.set(index, { round: Number(mark[1]), dueAt: Number(mark[2]) });
+    });
+    return { settled, retries };
+  }
+
+  async commit(listId: string, commit: Commit): Promise<CommitOutcome> {
+    const keyId = await this.redis.hget(this.key(listId), 'keyId');
+    if (keyId === null) return { status: 'failed', applied: false };
+    const args: Array<string | number> = [
+      this.key(listId),
+      this.active(keyId),
+      this.key(listId, 'results'),
+      this.key(listId, 'retries'),
+      this.key(listId, 'chunks'),
+      this.key(listId, 'groups'),
+      commit.now,
+      commit.chunk,
+      commit.round,
+      commit.eventId,
+      commit.settled.length,
+    ];
+    for (const settled of commit.settled) args.push(settled.index, settled.entries, settled.result.verdict, JSON.stringify(settled.result));
+    for (const retry of commit.retries) args.push(retry.index, retry.round, retry.dueAt);
+    const [status, applied] = await this.redis.listCommit(...args);
+    return { status: parseStatus(status), applied: applied === 1 };
+  }
+
+  async end(listId: string, status: 'cancelled' | 'failed', now: number, eventId: string, error?: string): Promise<ListRecord | undefined> {
+    const keyId = await this.redis.hget(this.key(listId), 'keyId');
+    if (keyId === null) return undefined;
+    await this.redis.listEnd(this.key(listId), this.active(keyId), status, now, eventId, error ?? '');
+    return this.get(listId);
+  }
+
+  async claimCallback(listId: string, now: number, leaseMs: number): Promise<boolean> {
+    return (await this.redis.listClaimCallback(this.key(listId), now, now + leaseMs)) === 1;
+  }
+
+  async markCallbackQueued(listId: string): Promise<void> {
+    await this.redis.hset(this.key(listId), 'callbackQueued', 1);
+  }
+
+  async finish(listId: string, retentionMs: number): Promise<void> {
+    const seconds = Math.ceil(retentionMs / 1_000);
+    const multi = this.redis.multi().hset(this.key(listId), 'finished', 1);
+    for (const part of [undefined, 'input', 'work', 'results', 'retries', 'chunks', 'groups'] as const)
+      multi.expire(this.key(listId, part), seconds);
+    await multi.srem(this.unfinishedKey, listId).exec();
+  }
+
+  async pendingWork(listId: string): Promise<PendingWork> {
+    const [done, groups] = await Promise.all([
+      this.redis.smembers(this.key(listId, 'chunks')),
+      this.redis.zrange(this.key(listId, 'groups'), 0, -1, 'WITHSCORES'),
+    ]);
+    const retryGroups = [];
+    for (let i = 0; i + 1 < groups.length; i += 2) {
+      const [chunk, round] = groups[i]!.split(':').map(Number);
+      retryGroups.push({ chunk: chunk!, round: round!, dueAt: Number(groups[i + 1]) });
+    }
+    return { chunksDone: new Set(done.map(Number)), retryGroups };
+  }
+
+  async touch(listId: string, now: number): Promise<void> {
+    await this.redis.hset(this.key(listId), 'touchedAt', now);
+  }
+
+  async unfinished(): Promise<string[]> {
+    return this.redis.smembers(this.unfinishedKey);
+  }
+
+  async forget(listId: string): Promise<void> {
+    await this.redis.srem(this.unfinishedKey, listId);
+  }
+}
+
+function parseStatus(value: string): ListStatus {
+  const status = LIST_STATUSES.find((candidate) => candidate === value);
+  if (status === undefined) throw new Error(`unknown list status ${value}`);
+  return status;
+}
+
+const numberOr = (value: string | undefined, fallback: number | null): number | null =>
+  value === undefined || value === '' ? fallback : Number(value);
+
+function toRecord(fields: Record<string, string>): ListRecord | undefined {
+  if (fields.id === undefined || fields.status === undefined) return undefined;
+  const status = parseStatus(fields.status);
+  return {
+    id: fields.id,
+    keyId: fields.keyId ?? '',
+    name: fields.hasName === '1' ? (fields.name ?? '') : null,
+    status,
+    count: Number(fields.count),
+    distinct: Number(fields.distinct),
+    inputChunks: Number(fields.inputChunks),
+    workChunks: Number(fields.workChunks),
+    processed: Number(fields.processed ?? 0),
+    settled: Number(fields.settled ?? 0),
+    summary: {
+      deliverable: Number(fields['s:deliverable'] ?? 0),
+      risky: Number(fields['s:risky'] ?? 0),
+      undeliverable: Number(fields['s:undeliverable'] ?? 0),
+    },
+    createdAt: Number(fields.createdAt),
+    touchedAt: Number(fields.touchedAt ?? fields.createdAt),
+    startedAt: numberOr(fields.startedAt, null),
+    completedAt: isEnded(status) ? numberOr(fields.completedAt, null) : null,
+    error: fields.error === undefined || fields.error === '' ? null : fields.error,
+    callbackUrl: fields.callbackUrl === undefined || fields.callbackUrl === '' ? null : fields.callbackUrl,
+    allowance: Number(fields.allowance ?? 0),
+    layout: layoutSchema.parse(JSON.parse(fields.layout ?? '{}')) satisfies CsvLayout,
+    eventId: fields.eventId ?? null,
+    enqueued: fields.enqueued === '1',
+    finished: fields.finished === '1',
+    callbackQueued: fields.callbackQueued === '1',
+  };
+}

@@ -1,0 +1,2 @@
+export { MemoryMeter, type Charge, type LedgerState, type Meter, type OperationUsage, type UnitsRecorded } from './meter.ts';
+export { RedisMeter } from './redis-meter.ts';

@@ -1,0 +1,55 @@
+/**
+ * Both meters: list units draw on the batch allowance together with batch calls, and a ledger
+ * records each unit of a list once, however often (and however concurrently) it is asked to.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { createRedis, waitForRedis, type Redis } from '@svc/jobs/redis';
+import { dropPrefix, testRedisUrl, uniquePrefix } from '@svc/testkit';
+import { MemoryMeter, RedisMeter, type Meter } from '../src/index.ts';
+
+const prefix = uniquePrefix('meter');
+let redis: Redis | undefined;
+afterAll(async () => {
+  redis?.disconnect();
+  await dropPrefix(testRedisUrl(), prefix);
+});
+
+describe.each([
+  ['memory', () => Promise.resolve<Meter>(new MemoryMeter())],
+  [
+    'redis',
+    async (): Promise<Meter> => {
+      redis ??= createRedis(testRedisUrl(), 'request', 'test-meter');
+      await waitForRedis(redis, 5_000);
+      return new RedisMeter(redis, `${prefix}-${Math.random().toString(36).slice(2)}`);
+    },
+  ],
+])('%s meter', (_name, make) => {
+  it('list units and batch calls share the batch allowance', async () => {
+    const meter = await make();
+    expect(await meter.record('k1', 'email-verify.batch', '2026-11', 3)).toEqual({ calls: 1, billable: false, freeRemaining: 2 });
+    expect(await meter.recordUnits('list:a', 'k1', 'email-verify.list', '2026-11', 3, 3)).toEqual({ recorded: 3, billable: 1 });
+    expect(await meter.record('k1', 'email-verify.batch', '2026-11', 3)).toEqual({ calls: 2, billable: true, freeRemaining: 0 });
+    // Another operation's allowance is its own.
+    expect((await meter.record('k1', 'email-verify.single', '2026-11', 1)).billable).toBe(false);
+    expect(await meter.usage('k1', '2026-11')).toEqual({
+      'email-verify.batch': { calls: 2, billableCalls: 1 },
+      'email-verify.list': { calls: 3, billableCalls: 1 },
+      'email-verify.single': { calls: 1, billableCalls: 0 },
+    });
+    expect(await meter.ledger('list:a')).toEqual({ units: 3, billableUnits: 1 });
+  });
+
+  it('records each unit of a ledger once, asked again or concurrently', async () => {
+    const meter = await make();
+    expect(await meter.recordUnits('list:b', 'k2', 'email-verify.list', '2026-11', 0, 2)).toEqual({ recorded: 2, billable: 2 });
+    expect(await meter.recordUnits('list:b', 'k2', 'email-verify.list', '2026-11', 0, 2)).toEqual({ recorded: 0, billable: 0 });
+    expect(await meter.recordUnits('list:b', 'k2', 'email-verify.list', '2026-11', 0, 1)).toEqual({ recorded: 0, billable: 0 });
+    const racing = await Promise.all(
+      Array.from({ length: 6 }, () => meter.recordUnits('list:b', 'k2', 'email-verify.list', '2026-11', 0, 5)),
+    );
+    expect(racing.reduce((sum, outcome) => sum + outcome.recorded, 0)).toBe(3);
+    expect(await meter.ledger('list:b')).toEqual({ units: 5, billableUnits: 5 });
+    expect((await meter.usage('k2', '2026-11'))['email-verify.list']).toEqual({ calls: 5, billableCalls: 5 });
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * A list's results, read one input chunk at a time, so a 100,000-entry list never sits whole in
+ * memory: each entry in input order, with the result of its distinct address under the entry's
+ * own spelling. The view is a snapshot of the list record read first: results that settled after
+ * it are left out with the rest, so `pending` is exact (`count - processed` of that record).
+ */
+import { RESULT_COLUMNS, type VerifyResult } from '@svc/contracts';
+import { INPUT_CHUNK_ROWS, type ListRecord, type ListStore } from '@svc/lists';
+import { stringify } from 'csv-stringify/sync';
+
+export interface SettledEntry {
+  /** Position in the upload, from 0. */
+  position: number;
+  cells: string[];
+  result: VerifyResult;
+}
+
+/** Settled entries from input position `from` on, in input order, until `limit` are found or the list ends. */
+export async function* settledEntries(store: ListStore, record: ListRecord, from = 0, limit = Infinity): AsyncGenerator<SettledEntry> {
+  const address = record.layout.addressColumn;
+  let found = 0;
+  for (let chunk = Math.floor(from / INPUT_CHUNK_ROWS); chunk < record.inputChunks && found < limit; chunk += 1) {
+    const rows = await store.inputChunk(record.id, chunk);
+    const indices = [...new Set(rows.map(([index]) => index))];
+    const stored = await store.results(record.id, indices);
+    const byIndex = new Map(indices.map((index, i) => [index, stored[i]]));
+    for (const [offset, [index, ...cells]] of rows.entries()) {
+      const position = chunk * INPUT_CHUNK_ROWS + offset;
+      if (position < from) continue;
+      const settled = byIndex.get(index);
+      if (settled === undefined || settled.seq > record.settled) continue;
+      yield { position, cells, result: { ...settled.result, email: cells[address] ?? '' } };
+      found += 1;
+      if (found >= limit) return;
+    }
+  }
+}
+
+export async function* jsonResults(store: ListStore, record: ListRecord): AsyncGenerator<string> {
+  const head = { id: record.id, status: record.status, count: record.count, pending: record.count - record.processed };
+  yield `${JSON.stringify(head).slice(0, -1)},"results":[`;
+  let first = true;
+  let batch = '';
+  for await (const entry of settledEntries(store, record)) {
+    batch += (first ? '' : ',') + JSON.stringify(entry.result);
+    first = false;
+    if (batch.length >= 64 * 1024) {
+      yield batch;
+      batch = '';
+    }
+  }
+  yield `${batch}]}`;
+}
+
+export async function* csvResults(store: ListStore, record: ListRecord): AsyncGenerator<string> {
+  const { columns, delimiter, bom } = record.layout;
+  const width = columns.length;
+  yield stringify([[...columns, ...RESULT_COLUMNS]], { delimiter, bom });
+  let rows: string[][] = [];
+  for await (const { cells, result } of settledEntries(store, record)) {
+    const padded = cells.length >= width ? cells : [...cells, ...Array<string>(width - cells.length).fill('')];
+    rows.push([...padded, result.verdict, String(result.score), result.reason, result.didYouMean ?? '']);
+    if (rows.length >= 1_000) {
+      yield stringify(rows, { delimiter });
+      rows = [];
+    }
+  }
+  if (rows.length > 0) yield stringify(rows, { delimiter });
+}

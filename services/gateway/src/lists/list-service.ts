@@ -1,0 +1,166 @@
+/**
+ * What the gateway does with lists, shared by the REST routes and the tools: create (hold one of
+ * the key's active-list slots, store the upload as it is read, queue its chunks), read, page and
+ * cancel. Nothing here probes or bills: the verify-workers do both as they work.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  ApiError,
+  OPERATIONS,
+  allowanceOwner,
+  allowancePool,
+  billingPeriod,
+  invalidParameter,
+  isEnded,
+  type ListObject,
+  type OperationId,
+} from '@svc/contracts';
+import { unavailableError } from '@svc/jobs';
+import { LIST_QUEUE, chunkJobs, ledgerOf, toListObject, type CsvLayout, type ListQueue, type ListRecord, type ListStore } from '@svc/lists';
+import { checkCallbackUrl } from '@svc/webhooks';
+import type { Meter } from '@svc/metering';
+import type { FastifyBaseLogger } from 'fastify';
+import type { ApiKeyRecord } from '../stores/key-store.ts';
+import { ListBuilder } from './list-builder.ts';
+
+const OPERATION: OperationId = 'email-verify.list';
+const UNIT_PRICE = OPERATIONS[OPERATION].priceMicroUsd;
+/** How long an upload may take before its active-list slot is given back. */
+const UPLOAD_HOLD_MS = 10 * 60_000;
+
+export interface ListsDeps {
+  store: ListStore;
+  queue: ListQueue;
+  meter: Meter;
+  maxActivePerKey: number;
+  freeAllowances: Record<OperationId, number>;
+  /** Accept http:// and private callback hosts (test rigs, private deployments). */
+  allowPrivateCallbacks: boolean;
+}
+
+export interface NewListInput {
+  name?: string | undefined;
+  callbackUrl?: string | undefined;
+  layout: CsvLayout;
+  rows: AsyncIterable<string[]> | Iterable<string[]>;
+}
+
+export const newListId = (): string => `lst_${randomBytes(12).toString('hex')}`;
+
+/** Redis (or the queue) failing is 503, as for every other operation. */
+async function backend<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw unavailableError(error);
+  }
+}
+
+export class ListService {
+  constructor(private readonly deps: ListsDeps) {}
+
+  /** Where results are read from (streamed by the routes, paged by the tools). */
+  get store(): ListStore {
+    return this.deps.store;
+  }
+
+  /** The batch free allowance the key's list units draw on. */
+  allowanceOf(key: ApiKeyRecord): number {
+    const owner = allowanceOwner(OPERATION);
+    return key.freeAllowance[owner] ?? this.deps.freeAllowances[owner];
+  }
+
+  async freeRemaining(key: ApiKeyRecord): Promise<number> {
+    const usage = await backend(() => this.deps.meter.usage(key.id, billingPeriod()));
+    const used = allowancePool(OPERATION).reduce((sum, member) => sum + (usage[member]?.calls ?? 0), 0);
+    return Math.max(0, this.allowanceOf(key) - used);
+  }
+
+  checkCallback(url: string | undefined): void {
+    if (url === undefined) return;
+    const checked = checkCallbackUrl(url, this.deps.allowPrivateCallbacks);
+    if (!checked.ok) throw invalidParameter('callbackUrl', checked.message);
+  }
+
+  async create(key: ApiKeyRecord, input: NewListInput, log: FastifyBaseLogger): Promise<ListObject> {
+    this.checkCallback(input.callbackUrl);
+    const id = newListId();
+    const now = Date.now();
+    const held = await backend(() => this.deps.store.reserve(key.id, id, this.deps.maxActivePerKey, now, UPLOAD_HOLD_MS));
+    if (!held) {
+      throw new ApiError(
+        'rate_limited',
+        `This key already has ${this.deps.maxActivePerKey} lists queued or running; wait for one to finish or cancel one, then retry.`,
+        { headers: { 'Retry-After': '30' }, details: { maxActiveLists: this.deps.maxActivePerKey } },
+      );
+    }
+    const builder = new ListBuilder(this.deps.store, id, input.layout.addressColumn);
+    let workChunks = 0;
+    try {
+      for await (const row of input.rows) await backend(() => builder.add(row));
+      await backend(() => builder.flush());
+      if (builder.count === 0) throw new ApiError('invalid_request', 'The list is empty: send 1 to 100000 addresses.');
+      const columns = [...input.layout.columns];
+      for (let column = columns.length; column < builder.width; column += 1) columns.push(`column_${column + 1}`);
+      const work = builder.work();
+      workChunks = work.length;
+      await backend(() =>
+        this.deps.store.create(
+          {
+            id,
+            keyId: key.id,
+            name: input.name ?? null,
+            count: builder.count,
+            distinct: builder.distinct,
+            inputChunks: builder.inputChunks,
+            workChunks: work.length,
+            createdAt: now,
+            callbackUrl: input.callbackUrl ?? null,
+            allowance: this.allowanceOf(key),
+            layout: { ...input.layout, columns },
+          },
+          work,
+        ),
+      );
+    } catch (error) {
+      await this.deps.store.discard(id, key.id).catch(() => undefined);
+      throw error;
+    }
+    try {
+      await this.deps.queue.add(chunkJobs(id, workChunks));
+      await this.deps.store.markEnqueued(id);
+    } catch (error) {
+      // The list is stored: the workers' janitor queues it if this did not.
+      log.warn({ err: error, list: id, queue: LIST_QUEUE }, 'list stored but not queued; the janitor will queue it');
+    }
+    return this.object(await this.get(key.id, id));
+  }
+
+  /** The key's list, or not_found (another key's list included). */
+  async get(keyId: string, listId: string): Promise<ListRecord> {
+    const record = /^lst_[0-9a-f]{24}$/.test(listId) ? await backend(() => this.deps.store.get(listId)) : undefined;
+    if (record === undefined || record.keyId !== keyId) throw new ApiError('not_found', `No list ${listId} for this key.`);
+    return record;
+  }
+
+  async object(record: ListRecord): Promise<ListObject> {
+    const ledger = await backend(() => this.deps.meter.ledger(ledgerOf(record.id)));
+    return toListObject(record, ledger.billableUnits, UNIT_PRICE);
+  }
+
+  async page(keyId: string, limit: number, cursor: string | undefined): Promise<{ lists: ListObject[]; nextCursor: string | null }> {
+    const page = await backend(() => this.deps.store.page(keyId, limit, cursor));
+    return { lists: await Promise.all(page.records.map((record) => this.object(record))), nextCursor: page.next };
+  }
+
+  /** Cancels an active list (an ended one is answered as it is); its end is queued for the workers. */
+  async cancel(keyId: string, listId: string): Promise<ListObject> {
+    const record = await this.get(keyId, listId);
+    if (isEnded(record.status)) return this.object(record);
+    const ended = await backend(() => this.deps.store.end(listId, 'cancelled', Date.now(), `evt_${randomUUID()}`));
+    if (ended === undefined) throw new ApiError('not_found', `No list ${listId} for this key.`);
+    await this.deps.queue.add([{ job: { kind: 'finish', listId } }]).catch(() => undefined); // else the janitor finishes it
+    return this.object(ended);
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * The list tools of the email-verify tool server: create a list, follow its status, read its
+ * results a page at a time (a tool answer cannot stream). Arguments are validated and errors
+ * mapped by the REST routes' own code; bodies are the REST bodies.
+ */
+import {
+  OPERATIONS,
+  formatUsd,
+  listCreateBodySchema,
+  listObjectSchema,
+  verifyResultSchema,
+  LIST_STATUSES,
+  type ApiError,
+} from '@svc/contracts';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { settledEntries } from '../lists/list-results.ts';
+import { toApiError } from '../plugins/errors.ts';
+import { jsonInput, listBodyError, queryError } from '../routes/lists.ts';
+import { advertisedInput, parseArguments } from './advertised-schema.ts';
+import { errorResult, textContent, type ToolContext } from './tool-result.ts';
+
+const UNIT_PRICE = `$${formatUsd(OPERATIONS['email-verify.list'].priceMicroUsd)}`;
+const RESULTS_PAGE_MAX = 500;
+
+const statusInput = z.object({ id: z.string().min(1).describe('The list id returned by the create tool (`lst_...`).') }).strict();
+const resultsInput = z
+  .object({
+    id: z.string().min(1).describe('The list id (`lst_...`).'),
+    cursor: z
+      .string()
+      .regex(/^\d{1,6}$/)
+      .optional()
+      .describe('`nextCursor` of the previous page; omit for the first page.'),
+    limit: z.number().int().min(1).max(RESULTS_PAGE_MAX).default(100).describe(`Results per page, 1 to ${RESULTS_PAGE_MAX} (default 100).`),
+  })
+  .strict();
+const resultsOutput = z
+  .object({
+    id: z.string(),
+    status: z.enum(LIST_STATUSES),
+    count: z.number().int(),
+    pending: z.number().int().describe('Entries not settled yet (left out of every page).'),
+    results: z.array(verifyResultSchema.extend({ position: z.number().int().describe('Position of the entry in the list, from 0.') })),
+    nextCursor: z.string().nullable().describe('Pass it back for the next page; null after the last entry.'),
+  })
+  .strict();
+
+const ANNOTATIONS = { openWorldHint: true } as const;
+
+/** Runs a list tool: these calls are never metered (creating costs nothing; units are billed as processed). */
+async function answer(
+  context: ToolContext,
+  work: () => Promise<Record<string, unknown>>,
+  meta?: Record<string, unknown>,
+): Promise<CallToolResult> {
+  try {
+    const structured = await work();
+    return {
+      structuredContent: structured,
+      content: [textContent(JSON.stringify(structured))],
+      ...(meta === undefined ? {} : { _meta: meta }),
+    };
+  } catch (error) {
+    const apiError: ApiError = toApiError(error instanceof Error ? error : new Error(String(error)), context.requestId);
+    if (apiError.status >= 500) context.log.error({ err: apiError.cause ?? error, code: apiError.code }, 'list tool failed');
+    return errorResult(apiError);
+  }
+}
+
+export function registerListTools(server: McpServer, context: ToolContext): void {
+  const createTitle = 'Verify a long list of email addresses (bulk job)';
+  server.registerTool(
+    OPERATIONS['email-verify.list'].tool,
+    {
+      title: createTitle,
+      description:
+        'Start verifying a list of email addresses too long for one batch (mailing lists, contact imports, CRM exports). ' +
+        'Returns at once with the list object (`id`, `status` queued); follow it with email-verify_list-status and read results ' +
+        `with email-verify_list-results. Duplicates are probed and billed once; greylisted addresses are retried over the next minutes. ` +
+        `Costs nothing now: each started 100 processed distinct addresses costs ${UNIT_PRICE}. Optional \`name\` labels it; ` +
+        '`callbackUrl` (https) receives the list object when it ends.',
+      inputSchema: advertisedInput(listCreateBodySchema),
+      outputSchema: listObjectSchema,
+      annotations: { title: createTitle, readOnlyHint: false, idempotentHint: false, ...ANNOTATIONS },
+    },
+    async (args) => {
+      let freeRemaining = 0;
+      const result = await answer(context, async () => {
+        const body = parseArguments(listCreateBodySchema, args, listBodyError);
+        const list = await context.lists.create(context.key, jsonInput(body), context.log);
+        freeRemaining = await context.lists.freeRemaining(context.key);
+        return list;
+      });
+      return result.isError === true ? result : { ...result, _meta: { costUsd: '0', freeRemaining } };
+    },
+  );
+
+  const statusTitle = 'Status of a list verification';
+  server.registerTool(
+    'email-verify_list-status',
+    {
+      title: statusTitle,
+      description:
+        'The list object: status (queued, running, retrying while greylisted addresses wait, completed, cancelled, failed), ' +
+        'how many entries are processed of `count`, the verdicts so far and the cost so far. Free.',
+      inputSchema: advertisedInput(statusInput),
+      outputSchema: listObjectSchema,
+      annotations: { title: statusTitle, readOnlyHint: true, idempotentHint: true, ...ANNOTATIONS },
+    },
+    (args) =>
+      answer(context, async () => {
+        const { id } = parseArguments(statusInput, args, queryError);
+        return context.lists.object(await context.lists.get(context.key.id, id));
+      }),
+  );
+
+  const resultsTitle = 'Results of a list verification, a page at a time';
+  server.registerTool(
+    'email-verify_list-results',
+    {
+      title: resultsTitle,
+      description:
+        'Results of a list in input order, one per settled entry with its `position` in the list, `limit` per page; pass ' +
+        '`nextCursor` back for the next page. Entries not settled yet are left out and counted in `pending`. Free.',
+      inputSchema: advertisedInput(resultsInput),
+      outputSchema: resultsOutput,
+      annotations: { title: resultsTitle, readOnlyHint: true, idempotentHint: true, ...ANNOTATIONS },
+    },
+    (args) =>
+      answer(context, async () => {
+        const { id, cursor, limit } = parseArguments(resultsInput, args, queryError);
+        const record = await context.lists.get(context.key.id, id);
+        const from = cursor === undefined ? 0 : Number(cursor);
+        const results = [];
+        let last = from - 1;
+        for await (const entry of settledEntries(context.lists.store, record, from, limit)) {
+          results.push({ ...entry.result, position: entry.position });
+          last = entry.position;
+        }
+        const next = results.length === limit && last + 1 < record.count ? String(last + 1) : null;
+        return {
+          id: record.id,
+          status: record.status,
+          count: record.count,
+          pending: record.count - record.processed,
+          results,
+          nextCursor: next,
+        };
+      }),
+  );
+}

@@ -1,0 +1,78 @@
+/**
+ * Reading uploads: the delimiter and the address column as decisions.md describes them, RFC 4180
+ * quoting across chunk boundaries, the byte-order mark, the size limit while streaming, and the
+ * one dedup rule shared with the verifier.
+ */
+import { Readable } from 'node:stream';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { dedupKey } from '@svc/contracts';
+import { normaliseForDedup } from '../../../verify-worker/src/checks/syntax.ts';
+import { detectDelimiter, headerOf, readCsvUpload } from '../../src/lists/csv-upload.ts';
+
+/** The body arriving in small pieces, as over a slow connection. */
+const body = (text: string | Buffer, piece = 7) => {
+  const bytes = Buffer.isBuffer(text) ? text : Buffer.from(text);
+  return Readable.from(Array.from({ length: Math.ceil(bytes.length / piece) }, (_, i) => bytes.subarray(i * piece, (i + 1) * piece)));
+};
+
+async function read(text: string | Buffer, limit?: number) {
+  const upload = await readCsvUpload(body(text), limit);
+  const rows: string[][] = [];
+  for await (const row of upload.rows) rows.push(row);
+  return { layout: upload.layout, rows };
+}
+
+describe('CSV uploads', () => {
+  it('detects `,` or `;` from the first line', () => {
+    expect(detectDelimiter('name,email,note')).toBe(',');
+    expect(detectDelimiter('name;email;note')).toBe(';');
+    expect(detectDelimiter('"Doe, Jane";email')).toBe(';');
+    expect(detectDelimiter('email')).toBe(',');
+  });
+
+  it('finds the address column by its header in any case, else the first; a first row with an @ is data', () => {
+    expect(headerOf(['Name', ' E-MAIL ', 'x'])).toEqual({ header: true, addressColumn: 1 });
+    expect(headerOf(['Address', 'email'])).toEqual({ header: true, addressColumn: 0 });
+    expect(headerOf(['id', 'contact'])).toEqual({ header: true, addressColumn: 0 });
+    expect(headerOf(['ann@x.test', 'Ann'])).toEqual({ header: false, addressColumn: 0 });
+  });
+
+  it('reads quoted fields across chunk boundaries, a BOM, CRLF and blank lines', async () => {
+    const text = '\ufeffid;Mail;note\r\n1;"a@x.test";"said ""hi""; twice"\r\n\r\n2;b@x.test;"two\r\nlines"\r\n3;c@x.test\r\n';
+    const { layout, rows } = await read(text);
+    expect(layout).toEqual({ columns: ['id', 'Mail', 'note'], addressColumn: 1, delimiter: ';', bom: true });
+    expect(rows).toEqual([
+      ['1', 'a@x.test', 'said "hi"; twice'],
+      ['2', 'b@x.test', 'two\r\nlines'],
+      ['3', 'c@x.test'],
+    ]);
+  });
+
+  it('takes a bare list of addresses without a header', async () => {
+    const { layout, rows } = await read('a@x.test\nb@x.test');
+    expect(layout).toMatchObject({ columns: ['email'], addressColumn: 0, bom: false });
+    expect(rows).toEqual([['a@x.test'], ['b@x.test']]);
+  });
+
+  it('stops reading past the size limit with payload_too_large', async () => {
+    await expect(read(`email\n${'a@x.test\n'.repeat(100)}`, 300)).rejects.toMatchObject({ code: 'payload_too_large' });
+  });
+
+  it('answers a malformed file with invalid_request naming the line', async () => {
+    await expect(read('email\nok@x.test\n"open@x.test\n')).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('quoted field is not closed'),
+    });
+  });
+
+  it('counts duplicates by the verifier’s own rule', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (local, domain) => {
+        const address = `${local}@${domain}`;
+        expect(dedupKey(address)).toBe(normaliseForDedup(address));
+        expect(dedupKey(local)).toBe(normaliseForDedup(local));
+      }),
+    );
+  });
+});

@@ -1,0 +1,247 @@
+/**
+ * Session slots per mail server shared by the batch route and lists, with batches first:
+ * - a batch takes a slot whenever fewer than `perHost` sessions to that server are open;
+ * - a list takes one only while fewer than `perHost - 1` list sessions are open to it (at least
+ *   one), and never while a batch waits for that server.
+ * So a list can slow a batch by at most the one session it may hold when `perHost` is 1, and
+ * not at all otherwise.
+ *
+ * `LocalPriorityLimiter` counts in this process (embedded mode). `RedisHostLimiter` counts
+ * across every worker of the deployment: each open session is a lease in a sorted set per server
+ * (`<p>:smtp-slots:<address>`, member = token, score = expiry), renewed while the session runs,
+ * so a crashed worker's slots free themselves when their lease lapses. Batches waiting for a
+ * server mark themselves in `<p>:smtp-waiting:<address>` (also with an expiry). If Redis cannot
+ * be reached, a session falls back to this process's own count rather than fail.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis } from '@svc/jobs/redis';
+import type { SessionLimiter } from './host-limiter.ts';
+
+export type SessionPriority = 'batch' | 'list';
+
+export interface PrioritySessionLimiter {
+  /** The view one kind of work uses; every view of one limiter shares its slots. */
+  for(priority: SessionPriority): SessionLimiter;
+}
+
+/** Sessions lists may hold to one server. */
+export const listShare = (perHost: number): number => Math.max(1, perHost - 1);
+
+interface Waiter {
+  grant: () => void;
+}
+
+interface HostState {
+  batch: number;
+  list: number;
+  waiting: Record<SessionPriority, Waiter[]>;
+}
+
+export class LocalPriorityLimiter implements PrioritySessionLimiter {
+  private readonly hosts = new Map<string, HostState>();
+
+  constructor(private readonly perHost: number) {}
+
+  for(priority: SessionPriority): SessionLimiter {
+    return { run: (host, signal, task) => this.run(priority, host, signal, task) };
+  }
+
+  async run<T>(priority: SessionPriority, host: string, signal: AbortSignal, task: () => Promise<T>): Promise<T> {
+    await this.acquire(priority, host, signal);
+    try {
+      return await task();
+    } finally {
+      this.release(priority, host);
+    }
+  }
+
+  private state(host: string): HostState {
+    let state = this.hosts.get(host);
+    if (state === undefined) {
+      state = { batch: 0, list: 0, waiting: { batch: [], list: [] } };
+      this.hosts.set(host, state);
+    }
+    return state;
+  }
+
+  private canStart(state: HostState, priority: SessionPriority): boolean {
+    if (state.batch + state.list >= this.perHost) return false;
+    return priority === 'batch' || (state.list < listShare(this.perHost) && state.waiting.batch.length === 0);
+  }
+
+  private acquire(priority: SessionPriority, host: string, signal: AbortSignal): Promise<void> {
+    signal.throwIfAborted();
+    const state = this.state(host);
+    if (this.canStart(state, priority) && state.waiting[priority].length === 0) {
+      state[priority] += 1;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const queue = state.waiting[priority];
+      const waiter: Waiter = {
+        grant: () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      const onAbort = () => {
+        const index = queue.indexOf(waiter);
+        if (index >= 0) queue.splice(index, 1);
+        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+        this.dispatch(host, state); // a batch that gave up may unblock lists
+      };
+      queue.push(waiter);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private release(priority: SessionPriority, host: string): void {
+    const state = this.state(host);
+    state[priority] -= 1;
+    this.dispatch(host, state);
+  }
+
+  private dispatch(host: string, state: HostState): void {
+    for (const priority of ['batch', 'list'] as const) {
+      while (state.waiting[priority].length > 0 && this.canStart(state, priority)) {
+        state[priority] += 1;
+        state.waiting[priority].shift()!.grant();
+      }
+    }
+    if (state.batch + state.list === 0 && state.waiting.batch.length === 0 && state.waiting.list.length === 0) this.hosts.delete(host);
+  }
+}
+
+/** KEYS: slots, waiting batches. ARGV: now, token, slot ttl, per host, priority, list share, wait ttl. */
+const ACQUIRE = `
+local now = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local held = redis.call('ZRANGE', KEYS[1], 0, -1)
+local ttl = tonumber(ARGV[3])
+local function take()
+  redis.call('ZADD', KEYS[1], now + ttl, ARGV[2])
+  redis.call('ZREM', KEYS[2], ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], ttl * 2)
+  return 1
+end
+if #held >= tonumber(ARGV[4]) then
+  if ARGV[5] == 'batch' then
+    redis.call('ZADD', KEYS[2], now + tonumber(ARGV[7]), ARGV[2])
+    redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[7]) * 2)
+  end
+  return 0
+end
+if ARGV[5] == 'batch' then return take() end
+local lists = 0
+for _, token in ipairs(held) do
+  if string.sub(token, 1, 2) == 'l:' then lists = lists + 1 end
+end
+if lists >= tonumber(ARGV[6]) or redis.call('ZCARD', KEYS[2]) > 0 then return 0 end
+return take()
+`;
+
+type LimiterRedis = Redis & {
+  hostSlotAcquire(
+    slots: string,
+    waiting: string,
+    now: number,
+    token: string,
+    ttl: number,
+    perHost: number,
+    priority: SessionPriority,
+    share: number,
+    waitTtl: number,
+  ): Promise<number>;
+};
+
+export interface RedisHostLimiterOptions {
+  redis: Redis;
+  prefix: string;
+  perHost: number;
+  /** Lease of one slot; renewed every third of it while the session runs. */
+  slotTtlMs?: number;
+  /** How often a waiter asks again. */
+  pollMs?: Record<SessionPriority, number>;
+  onFallback?: (error: unknown) => void;
+}
+
+class RedisUnreachable extends Error {}
+
+export class RedisHostLimiter implements PrioritySessionLimiter {
+  private readonly redis: LimiterRedis;
+  private readonly local: LocalPriorityLimiter;
+  private readonly slotTtlMs: number;
+  private readonly pollMs: Record<SessionPriority, number>;
+
+  constructor(private readonly options: RedisHostLimiterOptions) {
+    if (!('hostSlotAcquire' in options.redis)) options.redis.defineCommand('hostSlotAcquire', { numberOfKeys: 2, lua: ACQUIRE });
+    this.redis = options.redis as LimiterRedis;
+    this.local = new LocalPriorityLimiter(options.perHost);
+    this.slotTtlMs = options.slotTtlMs ?? 15_000;
+    this.pollMs = options.pollMs ?? { batch: 20, list: 100 };
+  }
+
+  for(priority: SessionPriority): SessionLimiter {
+    return { run: (host, signal, task) => this.run(priority, host, signal, task) };
+  }
+
+  private slotsKey = (host: string): string => `${this.options.prefix}:smtp-slots:${host}`;
+  private waitingKey = (host: string): string => `${this.options.prefix}:smtp-waiting:${host}`;
+
+  async run<T>(priority: SessionPriority, host: string, signal: AbortSignal, task: () => Promise<T>): Promise<T> {
+    const token = `${priority === 'list' ? 'l' : 'b'}:${randomUUID()}`;
+    try {
+      await this.acquire(priority, host, token, signal);
+    } catch (error) {
+      if (!(error instanceof RedisUnreachable)) throw error;
+      this.options.onFallback?.(error.cause);
+      return this.local.run(priority, host, signal, task);
+    }
+    const renew = setInterval(() => {
+      void this.redis
+        .multi()
+        .zadd(this.slotsKey(host), 'XX', Date.now() + this.slotTtlMs, token)
+        .pexpire(this.slotsKey(host), this.slotTtlMs * 2)
+        .exec()
+        .catch(() => undefined);
+    }, this.slotTtlMs / 3);
+    try {
+      return await task();
+    } finally {
+      clearInterval(renew);
+      await this.redis.zrem(this.slotsKey(host), token).catch(() => undefined);
+    }
+  }
+
+  private async acquire(priority: SessionPriority, host: string, token: string, signal: AbortSignal): Promise<void> {
+    const waitTtl = this.pollMs[priority] * 5 + 1_000;
+    for (;;) {
+      signal.throwIfAborted();
+      let granted: number;
+      try {
+        granted = await this.redis.hostSlotAcquire(
+          this.slotsKey(host),
+          this.waitingKey(host),
+          Date.now(),
+          token,
+          this.slotTtlMs,
+          this.options.perHost,
+          priority,
+          listShare(this.options.perHost),
+          waitTtl,
+        );
+      } catch (error) {
+        throw new RedisUnreachable('session slots unavailable', { cause: error });
+      }
+      if (granted === 1) return;
+      try {
+        await sleep(this.pollMs[priority] * (0.5 + Math.random()), undefined, { signal });
+      } catch (error) {
+        if (priority === 'batch') await this.redis.zrem(this.waitingKey(host), token).catch(() => undefined);
+        throw signal.reason instanceof Error ? signal.reason : error;
+      }
+    }
+  }
+}

@@ -1,0 +1,297 @@
+/**
+ * The work of a list, one job at a time, through the same engine as the batch route:
+ * - a chunk's first pass probes its distinct addresses (sorted by domain at upload, so they share
+ *   sessions) and records each settled result once;
+ * - temporary answers (greylisting, timeouts) get a retry mark and a delayed retry job per chunk
+ *   and round, probed on fresh sessions; after the last configured delay they settle as they are;
+ * - after each job the list's due units are billed (idempotent: the meter's ledger counts the
+ *   units a list already paid), and a list that ended is finished: billed, its callback handed
+ *   over once, its data set to expire.
+ * Every step can run again after a crash and record nothing twice. The janitor finishes what a
+ * crash left between steps (a list ended but not finished, a list created but never queued).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { OPERATIONS, billingPeriod, isEnded, listUnits, type ListStatus } from '@svc/contracts';
+import {
+  chunkJobs,
+  ledgerOf,
+  toListObject,
+  type ListJob,
+  type ListQueue,
+  type ListRecord,
+  type ListStore,
+  type QueuedListJob,
+  type RetryMark,
+  type SettledEntry,
+} from '@svc/lists';
+import { type CallbackDispatcher, type ListEventType } from '@svc/webhooks';
+import type { Meter } from '@svc/metering';
+import type { Logger } from '@svc/telemetry';
+import type { SessionLimiter } from '../engine/host-limiter.ts';
+import type { VerifyOutcome } from '../engine/results.ts';
+import { retryDelayMs, temporariness } from './temporary.ts';
+
+/** The list whose chunk is being probed, seen by the session gate below through the engine's calls. */
+const probing = new AsyncLocalStorage<{ listId: string; stop: AbortController }>();
+
+/**
+ * Session slots for list work that open no session for a list cancelled meanwhile: once a slot
+ * is granted, the list is read again before its session starts.
+ */
+export function gatedByList(limiter: SessionLimiter, isActive: (listId: string) => Promise<boolean>): SessionLimiter {
+  return {
+    run: (host, signal, task) =>
+      limiter.run(host, signal, async () => {
+        const current = probing.getStore();
+        if (current !== undefined && !(await isActive(current.listId))) {
+          current.stop.abort(new Error('list ended'));
+          throw new Error('list ended before this session');
+        }
+        return task();
+      }),
+  };
+}
+
+/** The engine's detailed answer: each result with whether it was temporary and the delay a server asked for. */
+export type VerifyFn = (emails: string[], options: { deadlineAt: number; signal: AbortSignal }) => Promise<VerifyOutcome[]>;
+
+export interface ListProcessorDeps {
+  store: ListStore;
+  queue: ListQueue;
+  meter: Meter;
+  verify: VerifyFn;
+  /** Hands the end-of-list event over for delivery; absent, no callback is sent. */
+  dispatcher?: CallbackDispatcher;
+  retryDelaysS: readonly number[];
+  retentionMs: number;
+  /** How long one pass over a chunk may probe before its open addresses count as timeouts. */
+  chunkDeadlineMs: number;
+  /** How often a chunk being probed checks whether its list was cancelled. */
+  cancelPollMs?: number;
+  /** How old an unfinished state must be before the janitor repairs it. */
+  janitorGraceMs?: number;
+  /** How long an active list may go without progress before the janitor queues its work again. */
+  stallMs?: number;
+  logger?: Logger;
+  now?: () => number;
+}
+
+const UNIT_PRICE = OPERATIONS['email-verify.list'].priceMicroUsd;
+export const FAILED_MESSAGE = 'Verification of this list failed unexpectedly; the results recorded so far are kept and billed.';
+
+const CALLBACK_LEASE_MS = 60_000;
+const newEventId = (): string => `evt_${randomUUID()}`;
+const eventType = (status: ListStatus): ListEventType =>
+  status === 'cancelled' ? 'list.cancelled' : status === 'failed' ? 'list.failed' : 'list.completed';
+
+export class ListProcessor {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: ListProcessorDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  readonly handle = async (job: ListJob, signal: AbortSignal): Promise<void> => {
+    const record = await this.deps.store.get(job.listId);
+    if (record === undefined) return; // expired, or an upload that never completed
+    if (job.kind === 'finish' || isEnded(record.status)) return this.finish(record.id);
+    const round = job.kind === 'retry' ? job.round : 0;
+    if (record.status === 'queued') await this.deps.store.markRunning(record.id, this.now());
+    const items = await this.deps.store.workChunk(record.id, job.chunk);
+    const progress = await this.deps.store.progress(
+      record.id,
+      items.map(([index]) => index),
+    );
+    const due = items.filter(([index]) => !progress.settled.has(index) && (progress.retries.get(index)?.round ?? 0) === round);
+
+    const settled: SettledEntry[] = [];
+    const retries: Array<{ index: number } & RetryMark> = [];
+    if (due.length > 0) {
+      const cancelled = new AbortController();
+      const stopWatching = this.watchForEnd(record.id, cancelled);
+      let results: VerifyOutcome[];
+      try {
+        results = await probing.run({ listId: record.id, stop: cancelled }, () =>
+          this.deps.verify(
+            due.map(([, address]) => address),
+            { deadlineAt: this.now() + this.deps.chunkDeadlineMs, signal: AbortSignal.any([signal, cancelled.signal]) },
+          ),
+        );
+      } finally {
+        stopWatching();
+      }
+      // Shutting down: what was cut short is not an answer; the job is taken up again.
+      signal.throwIfAborted();
+      // Cancelled meanwhile: sessions were cut, nothing is recorded or billed.
+      if (cancelled.signal.aborted) return this.finish(record.id);
+      const at = this.now();
+      due.forEach(([index, , entries], i) => {
+        const { result, ...facts } = results[i]!;
+        const { temporary, retryAfterMs } = temporariness(facts);
+        if (temporary && round < this.deps.retryDelaysS.length) {
+          retries.push({ index, round: round + 1, dueAt: at + retryDelayMs(round + 1, this.deps.retryDelaysS, retryAfterMs) });
+        } else settled.push({ index, entries, result });
+      });
+    }
+    const outcome = await this.deps.store.commit(record.id, {
+      now: this.now(),
+      chunk: job.chunk,
+      round,
+      settled,
+      retries,
+      eventId: newEventId(),
+    });
+    if (outcome.applied) {
+      await this.scheduleRetries(record.id, job.chunk, round, progress.retries, retries);
+      await this.bill(record.id);
+    }
+    if (isEnded(outcome.status)) await this.finish(record.id);
+  };
+
+  /** Aborts `controller` when the list ends (cancelled) while its addresses are being probed. */
+  private watchForEnd(listId: string, controller: AbortController): () => void {
+    const timer = setInterval(() => {
+      this.deps.store.get(listId).then(
+        (current) => {
+          if (current === undefined || isEnded(current.status)) controller.abort(new Error('list ended'));
+        },
+        () => undefined,
+      );
+    }, this.deps.cancelPollMs ?? 1_000);
+    return () => clearInterval(timer);
+  }
+
+  /** One delayed job per later round with marks in this chunk (again after a crash: ids dedupe). */
+  private async scheduleRetries(
+    listId: string,
+    chunk: number,
+    round: number,
+    earlier: Map<number, RetryMark>,
+    added: Array<{ index: number } & RetryMark>,
+  ): Promise<void> {
+    const dueByRound = new Map<number, number>();
+    for (const mark of [...earlier.values(), ...added]) {
+      if (mark.round <= round) continue;
+      dueByRound.set(mark.round, Math.min(dueByRound.get(mark.round) ?? Infinity, mark.dueAt));
+    }
+    if (dueByRound.size === 0) return;
+    const now = this.now();
+    await this.deps.queue.add(
+      [...dueByRound].map(([retryRound, dueAt]) => ({
+        job: { kind: 'retry', listId, chunk, round: retryRound },
+        delayMs: Math.max(0, dueAt - now),
+      })),
+    );
+  }
+
+  /** Bills the units the list's settled addresses have started (none twice). */
+  private async bill(listId: string): Promise<void> {
+    const record = await this.deps.store.get(listId);
+    if (record === undefined || record.settled === 0) return;
+    await this.deps.meter.recordUnits(
+      ledgerOf(listId),
+      record.keyId,
+      'email-verify.list',
+      billingPeriod(new Date(this.now())),
+      record.allowance,
+      listUnits(record.settled),
+    );
+  }
+
+  /** Handles a list's end once: bill what is due, hand the callback over, set retention. */
+  async finish(listId: string): Promise<void> {
+    await this.bill(listId);
+    const record = await this.deps.store.get(listId);
+    if (record === undefined || record.finished || !isEnded(record.status)) return;
+    const dispatcher = this.deps.dispatcher;
+    if (record.callbackUrl !== null && !record.callbackQueued && dispatcher !== undefined) {
+      // One process hands the event over; if it dies before marking it, the lease lapses and the
+      // janitor hands it over again with the same event id (receivers deduplicate by it).
+      if (!(await this.deps.store.claimCallback(listId, this.now(), CALLBACK_LEASE_MS))) return;
+      await dispatcher.enqueue(await this.endEvent(record, record.callbackUrl));
+      await this.deps.store.markCallbackQueued(listId);
+    }
+    await this.deps.store.finish(listId, this.deps.retentionMs);
+    this.deps.logger?.info({ list: listId, status: record.status, count: record.count }, 'list ended');
+  }
+
+  private async endEvent(record: ListRecord, url: string) {
+    const ledger = await this.deps.meter.ledger(ledgerOf(record.id));
+    const type = eventType(record.status);
+    return {
+      // The id is fixed when the list ends, so an event handed over again after a crash is the same event.
+      id: record.eventId ?? `evt_${record.id}`,
+      type,
+      keyId: record.keyId,
+      url,
+      body: JSON.stringify({ ...toListObject(record, ledger.billableUnits, UNIT_PRICE), event: type }),
+    };
+  }
+
+  /** A job that failed for good: the list fails, keeping (and billing) what it recorded. */
+  readonly failJob = async (job: ListJob, error: unknown): Promise<void> => {
+    this.deps.logger?.error({ err: error, list: job.listId, job: job.kind }, 'list job failed for good');
+    const record = await this.deps.store.end(job.listId, 'failed', this.now(), newEventId(), FAILED_MESSAGE);
+    if (record !== undefined) await this.finish(record.id);
+  };
+
+  /** Repairs what a crash left between two steps. Safe to run in every worker at once. */
+  async sweep(): Promise<void> {
+    const grace = this.deps.janitorGraceMs ?? 30_000;
+    for (const id of await this.deps.store.unfinished()) {
+      const record = await this.deps.store.get(id);
+      if (record === undefined) await this.deps.store.forget(id);
+      else if (isEnded(record.status)) {
+        if (this.now() - (record.completedAt ?? 0) >= grace) await this.finish(id);
+      } else if (!record.enqueued && this.now() - record.createdAt >= grace) {
+        await this.deps.queue.add(chunkJobs(id, record.workChunks));
+        await this.deps.store.markEnqueued(id);
+      } else if (record.enqueued && this.now() - record.touchedAt >= (this.deps.stallMs ?? 10 * 60_000)) {
+        await this.requeue(id, record.workChunks);
+      }
+    }
+  }
+
+  /**
+   * Queues again what an active list still has to do (a job lost with a Redis that died before
+   * writing it to disk). Jobs still queued are not doubled: their ids are the same.
+   */
+  private async requeue(listId: string, workChunks: number): Promise<void> {
+    const pending = await this.deps.store.pendingWork(listId);
+    const now = this.now();
+    const jobs: QueuedListJob[] = chunkJobs(listId, workChunks).filter(
+      ({ job }) => job.kind === 'chunk' && !pending.chunksDone.has(job.chunk),
+    );
+    for (const group of pending.retryGroups) {
+      jobs.push({ job: { kind: 'retry', listId, chunk: group.chunk, round: group.round }, delayMs: Math.max(0, group.dueAt - now) });
+    }
+    await this.deps.queue.add(jobs);
+    await this.deps.store.touch(listId, now);
+    if (jobs.length > 0) this.deps.logger?.warn({ list: listId, jobs: jobs.length }, 'list without progress: its work was queued again');
+  }
+
+  /** Runs `sweep` every `intervalMs` (with jitter) until stopped. */
+  startJanitor(intervalMs: number): () => void {
+    let timer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const tick = () => {
+      timer = setTimeout(
+        () => {
+          this.sweep()
+            .catch((error: unknown) => this.deps.logger?.warn({ err: error }, 'list janitor failed'))
+            .finally(() => {
+              if (!stopped) tick();
+            });
+        },
+        intervalMs * (0.75 + Math.random() / 2),
+      );
+      timer.unref();
+    };
+    tick();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }
+}

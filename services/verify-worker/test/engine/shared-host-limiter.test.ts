@@ -1,0 +1,147 @@
+/**
+ * Session slots per mail server, batches first, in one process and across processes through
+ * Redis: never more than the limit open, lists capped below it, a waiting batch served before
+ * any list, a crashed holder's slot freed when its lease lapses, and work going on (counted
+ * locally) when Redis is gone.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedis, waitForRedis, type Redis } from '@svc/jobs/redis';
+import { dropPrefix, testRedisUrl, uniquePrefix } from '@svc/testkit';
+import {
+  LocalPriorityLimiter,
+  RedisHostLimiter,
+  type PrioritySessionLimiter,
+  type SessionPriority,
+} from '../../src/engine/shared-host-limiter.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs tasks and records how many were open at once, per priority and in all. */
+function tracker() {
+  let open = 0;
+  let maxOpen = 0;
+  const openBy: Record<SessionPriority, number> = { batch: 0, list: 0 };
+  const maxBy: Record<SessionPriority, number> = { batch: 0, list: 0 };
+  const started: string[] = [];
+  return {
+    started,
+    get maxOpen() {
+      return maxOpen;
+    },
+    maxBy,
+    run(limiter: PrioritySessionLimiter, priority: SessionPriority, name: string, holdMs: number, signal = new AbortController().signal) {
+      return limiter.for(priority).run('192.0.2.1', signal, async () => {
+        open += 1;
+        openBy[priority] += 1;
+        maxOpen = Math.max(maxOpen, open);
+        maxBy[priority] = Math.max(maxBy[priority], openBy[priority]);
+        started.push(name);
+        await sleep(holdMs);
+        open -= 1;
+        openBy[priority] -= 1;
+        return name;
+      });
+    },
+  };
+}
+
+const url = testRedisUrl();
+const prefix = uniquePrefix('slots');
+const clients: Redis[] = [];
+afterAll(async () => {
+  for (const client of clients) client.disconnect();
+  await dropPrefix(url, prefix);
+});
+
+async function redisLimiter(perHost: number, slotTtlMs?: number): Promise<RedisHostLimiter> {
+  const redis = createRedis(url, 'request', 'test-slots');
+  clients.push(redis);
+  await waitForRedis(redis, 5_000);
+  return new RedisHostLimiter({
+    redis,
+    prefix: `${prefix}-${perHost}-${slotTtlMs ?? 0}`,
+    perHost,
+    ...(slotTtlMs === undefined ? {} : { slotTtlMs }),
+  });
+}
+
+describe.each([
+  ['in one process', (perHost: number) => Promise.resolve([new LocalPriorityLimiter(perHost), undefined] as const)],
+  ['across processes (Redis)', async (perHost: number) => [await redisLimiter(perHost), await redisLimiter(perHost)] as const],
+])('%s', (_name, make) => {
+  it('never opens more than the limit to one server, however many ask', async () => {
+    const [one, two] = await make(2);
+    const t = tracker();
+    const runs = Array.from({ length: 8 }, (_, i) =>
+      t.run(i % 2 === 0 || two === undefined ? one : two, i % 3 === 0 ? 'list' : 'batch', `s${i}`, 60),
+    );
+    expect((await Promise.all(runs)).length).toBe(8);
+    expect(t.maxOpen).toBe(2);
+    expect(t.maxBy.list).toBe(1); // lists keep one slot free for batches
+  });
+
+  it('a batch waiting for a server goes before every list waiting for it', async () => {
+    const [one, two] = await make(1);
+    const other = two ?? one;
+    const t = tracker();
+    const holder = t.run(one, 'list', 'list-holding', 300);
+    await sleep(50);
+    const listWaiting = t.run(other, 'list', 'list-waiting', 10);
+    await sleep(50);
+    const batch = t.run(one, 'batch', 'batch', 10);
+    await Promise.all([holder, listWaiting, batch]);
+    expect(t.started).toEqual(['list-holding', 'batch', 'list-waiting']);
+  });
+
+  it('a waiter gives up when its signal aborts', async () => {
+    const [one] = await make(1);
+    const t = tracker();
+    const holder = t.run(one, 'batch', 'holder', 300);
+    const controller = new AbortController();
+    const waiting = t.run(one, 'batch', 'waiter', 10, controller.signal);
+    setTimeout(() => controller.abort(new Error('deadline')), 50);
+    await expect(waiting).rejects.toThrow('deadline');
+    await holder;
+    expect(t.started).toEqual(['holder']);
+  });
+});
+
+describe('across processes (Redis): leases', () => {
+  let redis: Redis;
+  beforeAll(async () => {
+    redis = createRedis(url, 'request', 'test-slots-raw');
+    clients.push(redis);
+    await waitForRedis(redis, 5_000);
+  });
+
+  it('a crashed holder frees its slot when its lease lapses', async () => {
+    const limiter = await redisLimiter(1, 400);
+    // What a worker SIGKILLed mid-session leaves: a lease nobody renews.
+    const slots = `${prefix}-1-400:smtp-slots:192.0.2.1`;
+    await redis.zadd(slots, Date.now() + 400, 'b:crashed-worker');
+    const started = Date.now();
+    await limiter.for('batch').run('192.0.2.1', new AbortController().signal, () => Promise.resolve('ran'));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+  });
+
+  it('a long session keeps its lease renewed', async () => {
+    const limiter = await redisLimiter(1, 300);
+    const t = tracker();
+    const long = t.run(limiter, 'batch', 'long', 1_000);
+    await sleep(100);
+    const next = t.run(limiter, 'batch', 'next', 10);
+    await Promise.all([long, next]);
+    expect(t.maxOpen).toBe(1);
+  });
+
+  it('without Redis, sessions are counted in the process instead of failing', async () => {
+    const gone = createRedis('redis://127.0.0.1:1', 'request', 'test-slots-gone');
+    clients.push(gone);
+    let fellBack = 0;
+    const limiter = new RedisHostLimiter({ redis: gone, prefix, perHost: 1, onFallback: () => (fellBack += 1) });
+    const t = tracker();
+    await Promise.all([t.run(limiter, 'batch', 'a', 30), t.run(limiter, 'batch', 'b', 30)]);
+    expect(fellBack).toBe(2);
+    expect(t.maxOpen).toBe(1);
+  });
+});

@@ -1,0 +1,195 @@
+/**
+ * Gateways with list work for the list tests, in either mode, with a recording stand-in for the
+ * callback dispatcher. Distributed mode: the real gateway, a BullMQ verify worker and the list
+ * worker in this process, on the shared test Redis under a prefix of their own, with session
+ * slots counted in Redis as in production.
+ */
+import { loadConfig } from '@svc/config';
+import { startBullWorker, type Worker } from '@svc/jobs/bullmq';
+import { createRedis, type Redis } from '@svc/jobs/redis';
+import { RecordingCallbackDispatcher } from '@svc/testkit';
+import {
+  dropPrefix,
+  startDnsServer,
+  startSmtpServer,
+  findFreePort,
+  testRedisUrl,
+  uniquePrefix,
+  type RigDnsServer,
+  type RigSmtpServer,
+  type SmtpServerScript,
+} from '@svc/testkit';
+import { buildDistributedGateway, generateApiKey, type KeyStore } from '@svc/gateway';
+import { RedisHostLimiter, createVerifyHandler, startDistributedListWork, type DistributedListWork } from '@svc/verify-worker';
+import type { OperationId } from '@svc/contracts';
+import type { FastifyInstance } from 'fastify';
+import { buildEmbedded } from '../../scripts/embedded.ts';
+import { call, type Mode } from '../support/servers.ts';
+
+export interface ListServer {
+  mode: Mode;
+  baseUrl: string;
+  key: string;
+  keys: KeyStore;
+  dispatcher: RecordingCallbackDispatcher;
+  /** A key of its own (its own rate-limit budget, meter and active-list slots). */
+  freshKey(freeAllowance?: Partial<Record<OperationId, number>>): Promise<string>;
+  close(): Promise<void>;
+}
+
+const BASE_ENV = { LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1', VERIFY_RESULT_CACHE_TTL_S: '0' };
+
+export async function startListServer(mode: Mode, env: Record<string, string> = {}): Promise<ListServer> {
+  const key = generateApiKey();
+  const dispatcher = new RecordingCallbackDispatcher();
+  let app: FastifyInstance;
+  let keys: KeyStore;
+  let close: () => Promise<void>;
+  if (mode === 'embedded') {
+    const config = loadConfig({ ...BASE_ENV, API_KEYS: key, ...env });
+    const embedded = await buildEmbedded(config, undefined, { dispatcher });
+    app = embedded.gateway.app;
+    keys = embedded.keys;
+    close = async () => {
+      await app.close();
+      await embedded.closeLists();
+      await embedded.transport.close();
+    };
+  } else {
+    const url = testRedisUrl();
+    const prefix = uniquePrefix('lists');
+    const config = loadConfig({ ...BASE_ENV, REDIS_URL: url, REDIS_PREFIX: prefix, ...env });
+    const built = await buildDistributedGateway(config);
+    await built.keys.create('test', key);
+    const redis: Redis = createRedis(url, 'request', 'test-list-worker');
+    const limiter = new RedisHostLimiter({ redis, prefix, perHost: config.VERIFY_MAX_CONNECTIONS_PER_HOST });
+    const verifyWorker: Worker = startBullWorker(createVerifyHandler({ config, redis, limiter: limiter.for('batch') }), {
+      url,
+      redisPrefix: prefix,
+      concurrency: 4,
+    });
+    const lists: DistributedListWork = startDistributedListWork({
+      config,
+      redis,
+      limiter: limiter.for('list'),
+      dispatcher,
+      janitorIntervalMs: 2_000,
+    });
+    app = built.gateway.app;
+    keys = built.keys;
+    close = async () => {
+      await app.close();
+      await lists.close();
+      await verifyWorker.close();
+      for (const closer of built.closers) await closer();
+      redis.disconnect();
+      await dropPrefix(url, prefix);
+    };
+  }
+  const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    mode,
+    baseUrl,
+    key,
+    keys,
+    dispatcher,
+    freshKey: async (freeAllowance = {}) => {
+      const fresh = generateApiKey();
+      await keys.create(`lists-${fresh.slice(-6)}`, fresh, freeAllowance);
+      return fresh;
+    },
+    close,
+  };
+}
+
+export interface ListObjectBody {
+  id: string;
+  name: string | null;
+  status: string;
+  count: number;
+  distinct: number;
+  processed: number;
+  summary: { deliverable: number; risky: number; undeliverable: number };
+  costUsd: string;
+  createdAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  error?: string;
+}
+
+export interface ResultBody {
+  email: string;
+  verdict: string;
+  reason: string;
+  score: number;
+  didYouMean?: string;
+}
+
+export async function createList(server: ListServer, key: string, body: Record<string, unknown>) {
+  return call(server, '/v1/email-verify/lists', {
+    key,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+export async function getList(server: ListServer, key: string, id: string): Promise<ListObjectBody> {
+  const response = await call(server, `/v1/email-verify/lists/${id}`, { key });
+  if (response.status !== 200) throw new Error(`GET list ${id}: ${response.status} ${response.text}`);
+  return response.json() as ListObjectBody;
+}
+
+/** Polls until the list has one of `statuses`. */
+export async function waitForStatus(
+  server: ListServer,
+  key: string,
+  id: string,
+  statuses: string[],
+  timeoutMs = 20_000,
+): Promise<ListObjectBody> {
+  const until = Date.now() + timeoutMs;
+  let last: ListObjectBody | undefined;
+  while (Date.now() < until) {
+    last = await getList(server, key, id);
+    if (statuses.includes(last.status)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`list ${id} still ${last?.status} after ${timeoutMs} ms (wanted ${statuses.join('/')})`);
+}
+
+/** A scripted mail world of several domains, each with its own SMTP server on 127.0.0.x (one port). */
+export interface MultiRig {
+  env: Record<string, string>;
+  dns: RigDnsServer;
+  servers: Record<string, RigSmtpServer>;
+  close(): Promise<void>;
+}
+
+export async function startMultiRig(domains: Record<string, { host: string } & SmtpServerScript>): Promise<MultiRig> {
+  const zone: Parameters<typeof startDnsServer>[0] = {};
+  for (const [domain, { host }] of Object.entries(domains)) {
+    zone[domain] = { MX: [[10, `mx.${domain}`]] };
+    zone[`mx.${domain}`] = { A: [host] };
+  }
+  const dns = await startDnsServer(zone);
+  const port = await findFreePort(Object.values(domains).map(({ host }) => host));
+  const servers: Record<string, RigSmtpServer> = {};
+  for (const [domain, script] of Object.entries(domains)) servers[domain] = await startSmtpServer({ ...script, port });
+  return {
+    env: { VERIFY_DNS_SERVERS: dns.address, VERIFY_SMTP_PORT: String(port), VERIFY_ALLOW_PRIVATE_MX: 'true' },
+    dns,
+    servers,
+    close: async () => void (await Promise.all([dns.close(), ...Object.values(servers).map((server) => server.close())])),
+  };
+}
+
+/** RCPT TO lines a server received, by lower-cased address. */
+export function rcptCounts(server: RigSmtpServer): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const line of server.commands.flat()) {
+    const match = /^RCPT TO:<([^>]*)>/i.exec(line);
+    if (match !== null) counts.set(match[1]!.toLowerCase(), (counts.get(match[1]!.toLowerCase()) ?? 0) + 1);
+  }
+  return counts;
+}
