@@ -32,8 +32,22 @@ export function scanSvg(svg: string, options: { borderModules?: number } = {}): 
   return decode(pixels, width, width)?.text;
 }
 
-/** Paints a module matrix (1 = dark) with a 4-module quiet zone at `scale` pixels per module. */
-export function scanModules(modules: number[][], scale = 4): string | undefined {
+/**
+ * Paints a module matrix (1 = dark) with a 4-module quiet zone and reads it, as a camera would
+ * see it at some resolution: jsQR's locator misses a few valid symbols at one pixel size and
+ * reads them at another (a symbol identical to node-qrcode's, unread at 4 px per module, reads at
+ * 3 and 8), so without a `scale` it tries 4, 3, 6 and 8 pixels per module.
+ */
+export function scanModules(modules: number[][], scale?: number): string | undefined {
+  if (scale !== undefined) return scanModulesAt(modules, scale);
+  for (const pixels of [4, 3, 6, 8]) {
+    const text = scanModulesAt(modules, pixels);
+    if (text !== undefined) return text;
+  }
+  return undefined;
+}
+
+function scanModulesAt(modules: number[][], scale: number): string | undefined {
   const size = modules.length + 8;
   const width = size * scale;
   const pixels = new Uint8ClampedArray(width * width * 4).fill(255);

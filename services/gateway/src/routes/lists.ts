@@ -38,7 +38,7 @@ const PREFIX = '/v1/email-verify/lists';
 const CSV_TYPES = ['text/csv', 'application/csv'];
 const JSON_LAYOUT = { columns: ['email'], addressColumn: 0, delimiter: ',', bom: false } as const;
 
-/** decisions.md: over the limit is `too_many_emails`; a bad name or callback `invalid_parameter`; the rest `invalid_request`. */
+/** docs/lists.md: over the limit is `too_many_emails`; a bad name or callback `invalid_parameter`; the rest `invalid_request`. */
 export function listBodyError(error: z.ZodError): ApiError {
   const issue = error.issues[0];
   const field = issue?.path[0];
