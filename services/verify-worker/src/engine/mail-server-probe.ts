@@ -16,7 +16,7 @@
  * non-public address unless allowed.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { retryAfterSeconds } from '../checks/index.ts';
+import { isTransient, retryAfterSeconds } from '../checks/index.ts';
 import type { MailHost } from '../dns/resolver.ts';
 import { runSmtpSession, type SmtpReply, type SmtpSessionResult, type SmtpStage } from '../smtp/session.ts';
 import type { SessionLimiter } from './host-limiter.ts';
@@ -89,7 +89,7 @@ function failureOutcome(result: SmtpSessionResult, server: string): ProbeOutcome
   return { kind: 'no_connect' };
 }
 
-const isTemporary = (outcome: ProbeOutcome) => outcome.kind === 'session' && outcome.reply.code >= 400 && outcome.reply.code < 500;
+const isTemporary = (outcome: ProbeOutcome) => outcome.kind === 'session' && isTransient(outcome.reply);
 
 /** What a session taught about its server's limits. */
 function learn(limits: ServerLimits, result: SmtpSessionResult): void {

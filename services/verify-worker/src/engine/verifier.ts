@@ -21,8 +21,8 @@ import {
   type DnsOutcome,
   type DomainFindings,
   type ParsedAddress,
-  type Reply,
   type SmtpOutcome,
+  type SmtpReply,
 } from '../checks/index.ts';
 import { fromCachedOutcome, outcomeCacheKey, toCachedOutcome, type CachedOutcome } from '../cache/cached-outcome.ts';
 import type { MailHost, MailHostsLookup } from '../dns/resolver.ts';
@@ -242,7 +242,7 @@ export class Verifier {
 function weighDomain(domain: string, controls: Map<string, string>, outcomes: Map<string, ProbeOutcome>): DomainFindings {
   const control = outcomes.get(controls.get(domain) ?? '');
   if (control?.kind !== 'rcpt') return weighEvidence({ mailboxes: new Map() });
-  const mailboxes = new Map<string, Reply>();
+  const mailboxes = new Map<string, SmtpReply>();
   const suffix = `@${domain}`;
   for (const [recipient, outcome] of outcomes)
     if (recipient.endsWith(suffix) && recipient !== controls.get(domain) && outcome.kind === 'rcpt' && outcome.server === control.server)

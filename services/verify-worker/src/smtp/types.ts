@@ -1,12 +1,8 @@
 /** The SMTP prober's contract with its caller (the verification engine). No HTTP knowledge here. */
+import type { SmtpReply } from '../checks/smtp-replies.ts';
 
-export interface SmtpReply {
-  code: number;
-  /** RFC 3463 enhanced status code (`5.1.1`), when the reply carries one whose class matches `code`. */
-  enhanced?: string;
-  /** Text of all lines, enhanced codes removed, control characters dropped, joined by one space. */
-  text: string;
-}
+// The reply table (checks, the layer below) reads replies in this form; the prober hands them over in it.
+export type { SmtpReply };
 
 export interface SmtpSessionRequest {
   /** IP address to connect to, already resolved and vetted by the caller. */
