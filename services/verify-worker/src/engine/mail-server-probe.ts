@@ -94,7 +94,8 @@ const isTemporary = (outcome: ProbeOutcome) => outcome.kind === 'session' && isT
 /** What a session taught about its server's limits. */
 function learn(limits: ServerLimits, result: SmtpSessionResult): void {
   const lower = (current: number | undefined, found: number) => Math.min(current ?? found, found);
-  if (result.tooManyRecipients && result.rcpt.length > 0) limits.maxRecipients = lower(limits.maxRecipients, result.rcpt.length);
+  if (result.rcptStop === 'too_many_recipients' && result.rcpt.length > 0)
+    limits.maxRecipients = lower(limits.maxRecipients, result.rcpt.length);
   if (result.cutAfterRefusals !== undefined) {
     if (result.cutAfterRefusals > 0) limits.rejectionCap = lower(limits.rejectionCap, result.cutAfterRefusals);
     else limits.maxRecipients = lower(limits.maxRecipients, result.rcpt.length);

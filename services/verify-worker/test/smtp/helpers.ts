@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterEach } from 'vitest';
-import type { SmtpSessionRequest } from '../../src/smtp/session.ts';
+import type { SmtpSessionRequest, SmtpSessionResult } from '../../src/smtp/session.ts';
 import { startSmtpServer, type RigSmtpServer, type SmtpServerScript } from '@svc/testkit';
 
 /** Starts rig servers on free ports of 127.0.0.1 and closes them after each test. */
@@ -32,6 +32,12 @@ export function probe(
     commandTimeoutMs: 1000,
     ...extra,
   };
+}
+
+/** The recipients the session neither answered nor skipped: what its caller sends in another session. */
+export function unanswered(request: SmtpSessionRequest, result: SmtpSessionResult): string[] {
+  const settled = new Set([...result.rcpt.map((r) => r.address), ...result.skippedNeedsSmtpUtf8]);
+  return request.recipients.filter((recipient) => !settled.has(recipient));
 }
 
 /** The server closes after QUIT; its transcript is complete once it has seen the QUIT. */

@@ -3,7 +3,7 @@ import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { runSmtpSession } from '../../src/smtp/session.ts';
 import { findFreePort } from '@svc/testkit';
-import { probe, until, useRawServers, useRig } from './helpers.ts';
+import { probe, unanswered, until, useRawServers, useRig } from './helpers.ts';
 
 const rig = useRig();
 const rawServer = useRawServers();
@@ -40,19 +40,21 @@ const fast = { connectTimeoutMs: 250, commandTimeoutMs: 250 };
 describe('SMTP session: timeouts, refusals, abort', () => {
   it('bounds a tarpit at the banner by the connect timeout', async () => {
     const server = await rig({ tarpit: { at: 'banner' } });
+    const request = probe(server, ['a@rig.test'], fast);
     const started = Date.now();
-    const result = await runSmtpSession(probe(server, ['a@rig.test'], fast));
+    const result = await runSmtpSession(request);
     expect(Date.now() - started).toBeLessThan(600);
     expect(result.failure).toMatchObject({ stage: 'banner', kind: 'timeout' });
-    expect(result.unanswered).toEqual(['a@rig.test']);
+    expect(unanswered(request, result)).toEqual(['a@rig.test']);
   });
 
   it('bounds a tarpit at RCPT by the command timeout and closes the connection', async () => {
     const server = await rig({ tarpit: { at: 'rcpt' }, catchAll: true });
-    const result = await runSmtpSession(probe(server, ['a@rig.test', 'b@rig.test'], fast));
+    const request = probe(server, ['a@rig.test', 'b@rig.test'], fast);
+    const result = await runSmtpSession(request);
     expect(result.failure).toMatchObject({ stage: 'rcpt', kind: 'timeout' });
-    expect(result.mailFromReply?.code).toBe(250);
-    expect(result.unanswered).toEqual(['a@rig.test', 'b@rig.test']);
+    expect(server.transactions).toBe(1); // MAIL FROM was accepted: the RCPTs are what went unanswered
+    expect(unanswered(request, result)).toEqual(['a@rig.test', 'b@rig.test']);
     await until(() => server.open === 0);
   });
 
@@ -67,11 +69,12 @@ describe('SMTP session: timeouts, refusals, abort', () => {
     const server = await rig({ tarpit: { at: 'rcpt' }, catchAll: true });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
+    const request = probe(server, ['a@rig.test'], { commandTimeoutMs: 5000, signal: controller.signal });
     const started = Date.now();
-    const result = await runSmtpSession(probe(server, ['a@rig.test'], { commandTimeoutMs: 5000, signal: controller.signal }));
+    const result = await runSmtpSession(request);
     expect(Date.now() - started).toBeLessThan(400);
     expect(result.failure).toMatchObject({ stage: 'rcpt', kind: 'aborted' });
-    expect(result.unanswered).toEqual(['a@rig.test']);
+    expect(unanswered(request, result)).toEqual(['a@rig.test']);
     await until(() => server.open === 0);
   });
 
@@ -107,9 +110,10 @@ describe('SMTP session: timeouts, refusals, abort', () => {
 
   it('reports a refused connection (nothing listening)', async () => {
     const port = await findFreePort(['127.0.0.1']);
-    const result = await runSmtpSession(probe({ host: '127.0.0.1', port }, ['a@rig.test'], fast));
+    const replies: number[] = [];
+    const result = await runSmtpSession(probe({ host: '127.0.0.1', port }, ['a@rig.test'], { ...fast, onReply: (c) => replies.push(c) }));
     expect(result.failure).toMatchObject({ stage: 'connect', kind: 'refused' });
-    expect(result.connections).toBe(0);
+    expect(replies).toEqual([]); // no connection, so not even a greeting
   });
 
   it('reports a server that accepts then closes the connection', async () => {
