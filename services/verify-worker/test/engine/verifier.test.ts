@@ -224,10 +224,18 @@ describe('verifier in the scripted mail world', () => {
   });
 
   it('a tarpit is cut off at the batch deadline: risky/timeout, answered in time', async () => {
+    const server = smtp.get('127.0.0.8')!;
+    const commandTimeoutMs = 60_000;
     const started = Date.now();
-    const [result] = await run(['t@tarpit.test'], { VERIFY_COMMAND_TIMEOUT_MS: '60000', VERIFY_BATCH_DEADLINE_MS: '1500' });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    const [result] = await run(['t@tarpit.test'], {
+      VERIFY_COMMAND_TIMEOUT_MS: String(commandTimeoutMs),
+      VERIFY_BATCH_DEADLINE_MS: '1500',
+    });
     expect(result).toMatchObject({ verdict: 'risky', reason: 'timeout' });
+    // The 1.5 s deadline ended the wait for the RCPT reply, not the 60 s command timeout; the prober hung up.
+    expect(Date.now() - started).toBeLessThan(commandTimeoutMs / 4);
+    expect(server.commands.at(-1)?.some((line) => line.startsWith('RCPT'))).toBe(true);
+    await expect.poll(() => server.open).toBe(0);
   });
 
   it('the private-address guard refuses loopback mail servers unless allowed', async () => {

@@ -45,14 +45,10 @@ describe('SMTP session: the transaction', () => {
   });
 
   it('pipelines MAIL FROM and every RCPT in one flight when PIPELINING is offered', async () => {
+    // Each reply comes 100 ms late: a client that waited for each reply would show it in the transcript.
     const server = await rig({ users: ['a@rig.test', 'b@rig.test', 'c@rig.test'], replyDelayMs: 100 });
-    const started = Date.now();
     const result = await runSmtpSession(probe(server, ['a@rig.test', 'b@rig.test', 'c@rig.test', 'd@rig.test']));
-    const elapsed = Date.now() - started;
     expect(codes(result).map((c) => c[1])).toEqual([250, 250, 250, 550]);
-    // banner + EHLO + one flight: three delays, where one RCPT at a time would take seven.
-    expect(elapsed).toBeGreaterThanOrEqual(300);
-    expect(elapsed).toBeLessThan(600);
     // The server read MAIL FROM and all four RCPTs before it sent its first reply after them.
     const log = server.transcripts[0] ?? [];
     const mailIn = log.findIndex((e) => e.dir === 'in' && e.line.startsWith('MAIL'));
