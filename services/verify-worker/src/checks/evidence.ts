@@ -1,6 +1,7 @@
 /**
  * The evidence rule: what the replies of one mail server, read together, say about one domain's
- * mailboxes. Every probe of a domain carries a control, a random local part that no one owns.
+ * mailboxes. Every probe of a domain carries a control, a local part that no one owns
+ * (engine/control-address.ts).
  *
  * 1. The control is refused and a real mailbox of the domain is accepted by the same server:
  *    the server tells mailboxes apart and accepts the prober, so the domain is not catch-all,

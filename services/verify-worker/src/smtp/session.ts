@@ -1,7 +1,8 @@
 /**
  * One probing SMTP session: greeting, EHLO (HELO fallback), opportunistic STARTTLS, one MAIL FROM
- * and the RCPTs (one flight under PIPELINING, one at a time for a server that guards against
- * harvesting), then QUIT without waiting for its reply. Never sends DATA.
+ * and the RCPTs (one flight under PIPELINING; one at a time without it, or for a server that
+ * guards against harvesting), then QUIT without waiting for its reply. A session that failed or
+ * met a slowed reply closes the connection instead. Never sends DATA.
  *
  * Timing (RFC 5321 §4.5.3.2): the TCP connection has the connect timeout; the greeting and each
  * reply have the command timeout. Nothing is sent before the final line of the greeting: servers
