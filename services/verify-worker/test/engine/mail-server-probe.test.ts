@@ -3,7 +3,7 @@
  * harvest guards continued in new sessions within the politeness budget, temporary refusals
  * retried within the deadline, permanent ones failed over.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HostLimiter } from '../../src/engine/host-limiter.ts';
 import {
   MAX_SESSIONS_PER_SERVER,
@@ -13,19 +13,17 @@ import {
   type ProbeOutcome,
   type ServerLimits,
 } from '../../src/engine/mail-server-probe.ts';
-import { findFreePort, startSmtpServer, type RigSmtpServer, type SmtpServerScript } from '@svc/testkit';
+import { findFreePort, type RigSmtpServer, type SmtpServerScript } from '@svc/testkit';
+import { useRig } from '../smtp/helpers.ts';
 
 const HOSTS = ['127.0.0.140', '127.0.0.141', '127.0.0.142'];
 let port = 0;
-const servers: RigSmtpServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const rig = useRig();
 
+/** One rig server per script, on HOSTS in order, sharing one port (the prober probes one port). */
 async function start(...scripts: SmtpServerScript[]): Promise<RigSmtpServer[]> {
   port = await findFreePort(HOSTS.slice(0, scripts.length));
-  for (const [i, script] of scripts.entries()) servers.push(await startSmtpServer({ ...script, host: HOSTS[i] ?? '', port }));
-  return servers;
+  return Promise.all(scripts.map((script, i) => rig({ ...script, host: HOSTS[i] ?? '', port })));
 }
 
 const deps = (tuning: MailServerProbeDeps['tuning'] = {}): MailServerProbeDeps => ({

@@ -3,7 +3,7 @@ import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { runSmtpSession } from '../../src/smtp/session.ts';
 import { findFreePort } from '@svc/testkit';
-import { probe, unanswered, until, useRawServers, useRig } from './helpers.ts';
+import { probe, unanswered, useRawServers, useRig } from './helpers.ts';
 
 const rig = useRig();
 const rawServer = useRawServers();
@@ -54,7 +54,7 @@ describe('SMTP session: timeouts, refusals, abort', () => {
     expect(result.failure).toMatchObject({ stage: 'rcpt', kind: 'timeout' });
     expect(server.transactions).toBe(1); // MAIL FROM was accepted: the RCPTs are what went unanswered
     expect(unanswered(request, result)).toEqual(['a@rig.test', 'b@rig.test']);
-    await until(() => server.open === 0);
+    await expect.poll(() => server.open).toBe(0);
   });
 
   it('waits out a slow server that stays within the command timeout', async () => {
@@ -76,7 +76,7 @@ describe('SMTP session: timeouts, refusals, abort', () => {
     expect(result.failure).toMatchObject({ stage: 'rcpt', kind: 'aborted' });
     expect(Date.now() - started).toBeLessThan(commandTimeoutMs / 2);
     expect(unanswered(request, result)).toEqual(['a@rig.test']);
-    await until(() => server.open === 0);
+    await expect.poll(() => server.open).toBe(0);
   });
 
   it('resolves without waiting for the reply to QUIT', async () => {
@@ -88,7 +88,7 @@ describe('SMTP session: timeouts, refusals, abort', () => {
     expect(Date.now() - started).toBeLessThan(commandTimeoutMs / 2);
     expect(result.failure).toBeUndefined();
     expect(result.rcpt).toHaveLength(1);
-    await until(() => server.commands[0]?.includes('QUIT') === true);
+    await expect.poll(() => server.commands[0]).toContain('QUIT');
     expect(server.transcripts[0]?.some((e) => e.dir === 'out' && e.line.startsWith('221'))).toBe(false);
   });
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runSmtpSession } from '../../src/smtp/session.ts';
-import { probe, unanswered, until, useRawServers, useRig, verbs } from './helpers.ts';
+import { probe, unanswered, useRawServers, useRig, verbs } from './helpers.ts';
 
 const rig = useRig();
 const rawServer = useRawServers();
@@ -83,8 +83,7 @@ describe('SMTP session: guards against address harvesting', () => {
     expect(result.rcptStop).toBe('rejection_cap');
     expect(result.rcpt.map((r) => r.reply.code)).toEqual([550, 250, 550]);
     expect(unanswered(request, result)).toEqual(addresses('k2'));
-    await until(() => server.commands[0]?.includes('QUIT') === true);
-    expect(verbs(server.commands[0])).toEqual(['EHLO', 'MAIL', 'RCPT', 'RCPT', 'RCPT', 'QUIT']);
+    await expect.poll(() => verbs(server.commands[0])).toEqual(['EHLO', 'MAIL', 'RCPT', 'RCPT', 'RCPT', 'QUIT']);
     // MAIL and the first RCPT share a flight (PIPELINING); every later RCPT waits for the reply before it.
     const log = server.transcripts[0] ?? [];
     const rcpts = [...log.entries()].filter(([, entry]) => entry.dir === 'in' && entry.line.startsWith('RCPT'));
@@ -108,7 +107,7 @@ describe('SMTP session: guards against address harvesting', () => {
       ['k1@rig.test', 250],
     ]);
     expect(unanswered(request, result)).toEqual(addresses('x2', 'k2', 'k3'));
-    await until(() => server.open === 0);
+    await expect.poll(() => server.open).toBe(0);
   });
 
   it('a server that is slow at everything is not taken for one that slows down on purpose', async () => {
