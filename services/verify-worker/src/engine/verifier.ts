@@ -84,21 +84,13 @@ export class Verifier {
    */
   async verifyDetailed(emails: string[], options: VerifyOptions): Promise<VerifyOutcome[]> {
     const deadlineAt = Math.min(options.deadlineAt, Date.now() + this.deps.batchDeadlineMs) - ANSWER_MARGIN_MS;
-    const controller = new AbortController();
-    setMaxListeners(0, controller.signal); // one listener per concurrent session, by design
-    const timer = setTimeout(() => controller.abort(new Error('batch deadline')), Math.max(0, deadlineAt - Date.now()));
-    const onOuterAbort = () => controller.abort(options.signal.reason);
-    options.signal.addEventListener('abort', onOuterAbort, { once: true });
-    try {
-      const byKey = await this.verifyDistinct(emails, controller.signal, deadlineAt);
-      return emails.map((email) => {
-        const outcome = byKey.get(dedupKey(email)) ?? unexpectedErrorOutcome(email, false);
-        return { ...outcome, result: { ...outcome.result, email } };
-      });
-    } finally {
-      clearTimeout(timer);
-      options.signal.removeEventListener('abort', onOuterAbort);
-    }
+    const signal = AbortSignal.any([options.signal, AbortSignal.timeout(Math.max(0, deadlineAt - Date.now()))]);
+    setMaxListeners(0, signal); // one listener per concurrent session, by design
+    const byKey = await this.verifyDistinct(emails, signal, deadlineAt);
+    return emails.map((email) => {
+      const outcome = byKey.get(dedupKey(email)) ?? unexpectedErrorOutcome(email, false);
+      return { ...outcome, result: { ...outcome.result, email } };
+    });
   }
 
   private async verifyDistinct(emails: string[], signal: AbortSignal, deadlineAt: number): Promise<Map<string, VerifyOutcome>> {

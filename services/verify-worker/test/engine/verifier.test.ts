@@ -189,6 +189,24 @@ describe('verifier in the scripted mail world', () => {
     await expect.poll(() => server.open).toBe(0);
   });
 
+  it('the caller’s signal ends the batch as the deadline does: risky/timeout, and the prober hangs up', async () => {
+    const server = smtp.get('127.0.0.8')!;
+    const verify = world.verifier({ VERIFY_COMMAND_TIMEOUT_MS: '60000', VERIFY_BATCH_DEADLINE_MS: '60000' }, {});
+    const deadlineAt = Date.now() + 60_000;
+    const asked = server.rcptReceived;
+    const controller = new AbortController();
+    const pending = verify.verify(['t@tarpit.test'], { deadlineAt, signal: controller.signal });
+    await expect.poll(() => server.rcptReceived).toBeGreaterThan(asked); // the tarpit holds the RCPT
+    controller.abort(new Error('job cancelled'));
+    expect(await pending).toMatchObject([{ verdict: 'risky', reason: 'timeout' }]);
+    await expect.poll(() => server.open).toBe(0);
+    // A signal aborted before the call: nothing is probed at all.
+    const connections = server.connections;
+    const [early] = await verify.verify(['t@tarpit.test'], { deadlineAt, signal: AbortSignal.abort() });
+    expect(early).toMatchObject({ verdict: 'risky', reason: 'timeout' });
+    expect(server.connections).toBe(connections);
+  });
+
   it('the private-address guard refuses loopback mail servers unless allowed', async () => {
     const server = smtp.get('127.0.0.4')!;
     const before = server.connections;
