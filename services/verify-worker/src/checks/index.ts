@@ -1,7 +1,7 @@
 export { parseAddress, normaliseForDedup, type ParsedAddress, type SyntaxFailure, type SyntaxFailureKind } from './syntax.ts';
 export { isDisposableDomain, isFreeProvider } from './domain-lists.ts';
 export { isRoleAccount } from './role.ts';
-export { suggestAddress, suggestDomain } from './suggestion.ts';
+export { suggestDomain } from './suggestion.ts';
 export {
   classifySessionReply,
   isPermanent,
