@@ -71,8 +71,8 @@ export interface SmtpSessionResult {
   rcptReplies: number;
   /**
    * Why the RCPT phase ended before every recipient was answered, when the server did not end the
-   * session: a 452 4.5.3 (or 452 "too many recipients"), the rejection cap, a slowed reply, or the
-   * caller's `maxRecipients`.
+   * session: too many recipients (452 4.5.3, or 552 from an old server), the rejection cap, a
+   * slowed reply, or the caller's `maxRecipients`.
    */
   rcptStop?: 'too_many_recipients' | 'rejection_cap' | 'slowed' | 'max_recipients';
   /** The server cut the session (421 or disconnect) after answering some recipients: the refusals it had made by then. */
