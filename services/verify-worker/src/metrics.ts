@@ -35,4 +35,3 @@ export function createVerifyMetrics(registry: Registry) {
     }),
   };
 }
-export type VerifyMetrics = ReturnType<typeof createVerifyMetrics>;

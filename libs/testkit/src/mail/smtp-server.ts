@@ -114,39 +114,23 @@ export async function startSmtpServer(options: SmtpServerScript & { host: string
   const { host, port, ...script } = options;
   const sockets = new Set<net.Socket>();
   const greylist = new Map<string, number>();
-  const stats = { connections: 0, sessions: 0, transactions: 0, open: 0, maxOpen: 0, rcptReceived: 0, rcptAnswered: 0, earlyTalkers: 0 };
   const commands: string[][] = [];
   const transcripts: TranscriptEntry[][] = [];
+  // The counters are plain fields, written here and by each connection; RigSmtpServer shows them read-only.
   const rig = {
     host,
     port,
     script,
     commands,
     transcripts,
-    get connections() {
-      return stats.connections;
-    },
-    get sessions() {
-      return stats.sessions;
-    },
-    get transactions() {
-      return stats.transactions;
-    },
-    get open() {
-      return stats.open;
-    },
-    get maxOpen() {
-      return stats.maxOpen;
-    },
-    get rcptReceived() {
-      return stats.rcptReceived;
-    },
-    get rcptAnswered() {
-      return stats.rcptAnswered;
-    },
-    get earlyTalkers() {
-      return stats.earlyTalkers;
-    },
+    connections: 0,
+    sessions: 0,
+    transactions: 0,
+    open: 0,
+    maxOpen: 0,
+    rcptReceived: 0,
+    rcptAnswered: 0,
+    earlyTalkers: 0,
     close: (): Promise<void> =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
@@ -154,14 +138,14 @@ export async function startSmtpServer(options: SmtpServerScript & { host: string
       }),
   };
   const server = net.createServer((socket) => {
-    stats.connections++;
-    stats.open++;
-    stats.maxOpen = Math.max(stats.maxOpen, stats.open);
+    rig.connections++;
+    rig.open++;
+    rig.maxOpen = Math.max(rig.maxOpen, rig.open);
     sockets.add(socket);
     // Small replies written one by one must not wait for the client's delayed ACK (Nagle).
     socket.setNoDelay(true);
     socket.on('close', () => {
-      stats.open--;
+      rig.open--;
       sockets.delete(socket);
     });
     socket.on('error', () => {});
@@ -172,8 +156,8 @@ export async function startSmtpServer(options: SmtpServerScript & { host: string
       log,
       commands: commands[commands.length - 1] ?? [],
       greylist,
-      stats,
-      index: stats.connections,
+      stats: rig,
+      index: rig.connections,
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -1,7 +1,7 @@
 /**
- * Caches of what probing learnt (per-address outcomes, per-domain catch-all), so that a repeated
- * address or domain costs no probe. In memory in embedded mode, in Redis in distributed mode
- * (shared by every verify-worker). Values are JSON and re-validated on read.
+ * The store behind the outcome cache (what it holds and under which key: cached-outcome.ts), so
+ * that a repeated address costs no probe. In memory in embedded mode, in Redis in distributed
+ * mode (shared by every verify-worker). Redis values are JSON and re-validated on read.
  */
 import type { Redis } from '@svc/jobs/redis';
 import type { z } from 'zod';

@@ -1,6 +1,7 @@
 /**
  * The evidence rule: what the replies of one mail server, read together, say about one domain's
- * mailboxes. Every probe of a domain carries a control, a random local part that no one owns.
+ * mailboxes. Every probe of a domain carries a control, a local part that no one owns
+ * (engine/control-address.ts).
  *
  * 1. The control is refused and a real mailbox of the domain is accepted by the same server:
  *    the server tells mailboxes apart and accepts the prober, so the domain is not catch-all,
@@ -18,15 +19,15 @@
  * when rule 1 holds or the table reads the refusal as an unknown mailbox; anything else leaves
  * it unknown (`null`). Temporary replies (4xx) are never compared: they say when, not what.
  */
-import { readRcptReply, type RcptClass, type Reply, type ReplyMeaning } from './smtp-replies.ts';
+import { isPermanent, readRcptReply, type RcptClass, type ReplyMeaning, type SmtpReply } from './smtp-replies.ts';
 
 export type EvidenceBasis = 'reply' | 'control' | 'all_refused';
 
 export interface DomainReplies {
   /** The control's reply, when the same server answered it. */
-  control?: Reply;
+  control?: SmtpReply;
   /** Real addresses of the domain and the replies the same server gave them. */
-  mailboxes: ReadonlyMap<string, Reply>;
+  mailboxes: ReadonlyMap<string, SmtpReply>;
 }
 
 export interface MailboxFinding {
@@ -39,10 +40,8 @@ export interface DomainFindings {
   mailboxes: Map<string, MailboxFinding>;
 }
 
-const permanent = (reply: Reply) => reply.code >= 500 && reply.code < 600;
-
 /** Two refusals are of the same kind when their codes and statuses match, and their read meaning when words decided it. */
-function refusalKind(reply: Reply, meaning: ReplyMeaning): string {
+function refusalKind(reply: SmtpReply, meaning: ReplyMeaning): string {
   return `${reply.code} ${reply.enhanced ?? '-'} ${meaning.basis === 'text' ? meaning.class : ''}`;
 }
 
@@ -54,12 +53,12 @@ export function weighEvidence(replies: DomainReplies): DomainFindings {
   );
 
   const anyAccepted = [...read.values()].some(({ meaning }) => meaning.class === 'accepted');
-  const controlRefused = control !== undefined && permanent(control.reply) && control.meaning.class !== 'not_this_host';
+  const controlRefused = control !== undefined && isPermanent(control.reply) && control.meaning.class !== 'not_this_host';
   const controlKind = control === undefined ? undefined : refusalKind(control.reply, control.meaning);
 
   if (controlRefused && anyAccepted) {
     for (const [address, { reply, meaning }] of read)
-      if (permanent(reply) && refusalKind(reply, meaning) === controlKind)
+      if (isPermanent(reply) && refusalKind(reply, meaning) === controlKind)
         mailboxes.set(address, { class: 'rejected_unknown', by: 'control' });
     return { catchAll: false, mailboxes };
   }
@@ -67,7 +66,7 @@ export function weighEvidence(replies: DomainReplies): DomainFindings {
   const allSameRefusal =
     controlRefused &&
     read.size > 0 &&
-    [...read.values()].every(({ reply, meaning }) => permanent(reply) && refusalKind(reply, meaning) === controlKind);
+    [...read.values()].every(({ reply, meaning }) => isPermanent(reply) && refusalKind(reply, meaning) === controlKind);
   if (allSameRefusal && control?.meaning.basis !== 'enhanced') {
     for (const address of read.keys()) mailboxes.set(address, { class: 'blocked', by: 'all_refused' });
     return { catchAll: null, mailboxes };

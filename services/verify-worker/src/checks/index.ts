@@ -1,17 +1,17 @@
 export { parseAddress, normaliseForDedup, type ParsedAddress, type SyntaxFailure, type SyntaxFailureKind } from './syntax.ts';
 export { isDisposableDomain, isFreeProvider } from './domain-lists.ts';
 export { isRoleAccount } from './role.ts';
-export { suggestAddress, suggestDomain } from './suggestion.ts';
+export { suggestDomain } from './suggestion.ts';
 export {
-  classifyRcptReply,
   classifySessionReply,
-  isRefusal,
+  isPermanent,
+  isTransient,
   readRcptReply,
   RCPT_REPLY_TABLE,
   type RcptClass,
-  type Reply,
   type ReplyBasis,
   type ReplyMeaning,
+  type SmtpReply,
 } from './smtp-replies.ts';
 export { weighEvidence, type DomainFindings, type DomainReplies, type EvidenceBasis, type MailboxFinding } from './evidence.ts';
 export { retryAfterSeconds } from './retry-hint.ts';

@@ -1,7 +1,8 @@
 /**
  * The score, 0..100: a base per reason, small adjustments, clamped into the verdict's band so
  * that every deliverable scores above every risky and every risky above every undeliverable.
- * The table is data, published in the README.
+ * The table is data, published in docs/verification.md (test/docs.test.ts holds it to this file)
+ * and the README.
  */
 import type { Reason, Verdict } from '@svc/contracts';
 import type { AddressFacts, Decision } from './verdict.ts';

@@ -30,9 +30,12 @@ export type RcptClass =
 /** Which part of the reply a rule read: the basic code, the enhanced status, the text, or nothing. */
 export type ReplyBasis = 'code' | 'enhanced' | 'text' | 'none';
 
-export interface Reply {
+/** A mail server's reply, as the SMTP prober (smtp/reply-parser.ts) hands it over. */
+export interface SmtpReply {
   code: number;
+  /** RFC 3463 enhanced status code (`5.1.1`), when the reply carries one whose class matches `code`. */
   enhanced?: string;
+  /** Text of all lines, enhanced codes removed, control characters dropped, joined by one space. */
   text: string;
 }
 
@@ -46,18 +49,20 @@ export interface ReplyMeaning {
 interface Rule {
   when: string;
   basis: ReplyBasis;
-  test: (reply: Reply) => boolean;
+  test: (reply: SmtpReply) => boolean;
   class: RcptClass;
 }
 
 const codeIn =
   (...codes: number[]) =>
-  (reply: Reply) =>
+  (reply: SmtpReply) =>
     codes.includes(reply.code);
-const enhanced = (pattern: RegExp) => (reply: Reply) => reply.enhanced !== undefined && pattern.test(reply.enhanced);
-const transient = (reply: Reply) => reply.code >= 400 && reply.code < 500;
-const permanent = (reply: Reply) => reply.code >= 500 && reply.code < 600;
-const permanentText = (pattern: RegExp) => (reply: Reply) => permanent(reply) && pattern.test(reply.text);
+const enhanced = (pattern: RegExp) => (reply: SmtpReply) => reply.enhanced !== undefined && pattern.test(reply.enhanced);
+/** 4xx: the condition may pass. */
+export const isTransient = (reply: SmtpReply): boolean => reply.code >= 400 && reply.code < 500;
+/** 5xx: the server means it. */
+export const isPermanent = (reply: SmtpReply): boolean => reply.code >= 500 && reply.code < 600;
+const permanentText = (pattern: RegExp) => (reply: SmtpReply) => isPermanent(reply) && pattern.test(reply.text);
 
 const words = (...parts: string[]) => new RegExp(parts.join('|'), 'iu');
 
@@ -132,7 +137,7 @@ export const RCPT_REPLY_TABLE: readonly Rule[] = [
   { when: 'X.2.2: mailbox full', basis: 'enhanced', test: enhanced(/^[45]\.2\.2$/), class: 'full' },
   { when: '4.7.x: greylisting or rate limiting', basis: 'enhanced', test: enhanced(/^4\.7\./), class: 'greylisted' },
   { when: '421, 450, 451: try again later', basis: 'code', test: codeIn(421, 450, 451), class: 'greylisted' },
-  { when: 'any other 4xx: a temporary condition of the server', basis: 'code', test: transient, class: 'temporary' },
+  { when: 'any other 4xx: a temporary condition of the server', basis: 'code', test: isTransient, class: 'temporary' },
   {
     when: '5.1.1, 5.1.3, 5.1.6, 5.1.10: no such mailbox (unknown, bad syntax, moved, not found)',
     basis: 'enhanced',
@@ -165,30 +170,23 @@ export const RCPT_REPLY_TABLE: readonly Rule[] = [
     class: 'rejected_unknown',
   },
   // A bare 550 proves nothing by itself (servers use it for policy too); the evidence rule may.
-  { when: 'any other 5xx: a refusal that does not say why', basis: 'none', test: permanent, class: 'unknown' },
+  { when: 'any other 5xx: a refusal that does not say why', basis: 'none', test: isPermanent, class: 'unknown' },
 ];
 
 const UNMATCHED: ReplyMeaning = { class: 'unknown', basis: 'none', rule: 'not a reply to RCPT' };
 
-export function readRcptReply(reply: Reply): ReplyMeaning {
+export function readRcptReply(reply: SmtpReply): ReplyMeaning {
   const rule = RCPT_REPLY_TABLE.find((candidate) => candidate.test(reply));
   return rule === undefined ? UNMATCHED : { class: rule.class, basis: rule.basis, rule: rule.when };
 }
-
-export function classifyRcptReply(reply: Reply): RcptClass {
-  return readRcptReply(reply).class;
-}
-
-/** A refusal of the RCPT: permanent (5xx) or temporary (4xx). */
-export const isRefusal = (reply: Reply): boolean => reply.code >= 400 && reply.code < 600;
 
 /**
  * A reply that ended the session before any RCPT was answered (greeting, EHLO, MAIL FROM, or a
  * 421 in place of a RCPT reply): it speaks of the prober or of the server's state, never of a
  * mailbox. 4xx: come back later. 5xx: this server refuses the prober.
  */
-export function classifySessionReply(reply: Reply): 'blocked' | 'greylisted' | 'unknown' {
-  if (transient(reply)) return 'greylisted';
-  if (permanent(reply)) return 'blocked';
+export function classifySessionReply(reply: SmtpReply): 'blocked' | 'greylisted' | 'unknown' {
+  if (isTransient(reply)) return 'greylisted';
+  if (isPermanent(reply)) return 'blocked';
   return 'unknown';
 }

@@ -2,7 +2,7 @@
  * Typo suggestions for popular providers and TLDs (mailcheck's algorithm). Conservative: never
  * for a domain that is itself a known provider, and only to a domain that is. The algorithm
  * reads the domain alone, so the suggestion is a domain; the caller pairs it with the entry's
- * own local part (and may compute it once per domain: it costs CPU time).
+ * own local part (engine/results.ts) and computes it once per domain (it costs CPU time).
  */
 import spellChecker from '@zootools/email-spell-checker';
 import { isFreeProvider } from './domain-lists.ts';
@@ -20,9 +20,4 @@ export function suggestDomain(domain: string): string | undefined {
   }
   if (suggestion === undefined || suggestion.domain === domain) return undefined;
   return POPULAR.has(suggestion.domain) || isFreeProvider(suggestion.domain) ? suggestion.domain : undefined;
-}
-
-export function suggestAddress(local: string, domain: string): string | undefined {
-  const suggested = suggestDomain(domain);
-  return suggested === undefined ? undefined : `${local}@${suggested}`;
 }

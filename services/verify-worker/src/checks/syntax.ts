@@ -21,10 +21,8 @@ export interface ParsedAddress {
   /** A-label form, lower case: what DNS and SMTP see. */
   domain: string;
   unicodeDomain: string;
-  /** `local@domain`, the form sent in RCPT TO. */
+  /** `local@domain`, the form sent in RCPT TO (smtp/guard.ts tells whether it needs SMTPUTF8). */
   address: string;
-  /** The local part is not ASCII: only a server offering SMTPUTF8 can be asked about it. */
-  needsSmtpUtf8: boolean;
 }
 
 export interface SyntaxFailure {
@@ -68,7 +66,7 @@ export function parseAddress(input: string): ParsedAddress | SyntaxFailure {
   if (domain === undefined) return fail('domain_invalid');
   const address = `${local}@${domain.ascii}`;
   if (octets(address) > LIMITS.path) return fail('too_long');
-  return { ok: true, local, domain: domain.ascii, unicodeDomain: domain.unicode, address, needsSmtpUtf8: !/^[\p{ASCII}]*$/u.test(local) };
+  return { ok: true, local, domain: domain.ascii, unicodeDomain: domain.unicode, address };
 }
 
 /**

@@ -10,7 +10,8 @@
  *   (SERVFAIL, timeout), it is a temporary failure, never a missing domain.
  * - No MX records: the domain's own address records are its implicit MX.
  * Answers are cached (address records for their TTL; MX answers, whose TTL c-ares does not
- * report, for a bounded time) and concurrent identical lookups share one query.
+ * report, for a bounded time; NXDOMAIN and empty answers for a minute; failures not at all) and
+ * concurrent identical lookups share one query.
  */
 import { Resolver } from 'node:dns/promises';
 

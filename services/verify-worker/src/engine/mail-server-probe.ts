@@ -16,7 +16,7 @@
  * non-public address unless allowed.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { retryAfterSeconds } from '../checks/index.ts';
+import { isTransient, retryAfterSeconds } from '../checks/index.ts';
 import type { MailHost } from '../dns/resolver.ts';
 import { runSmtpSession, type SmtpReply, type SmtpSessionResult, type SmtpStage } from '../smtp/session.ts';
 import type { SessionLimiter } from './host-limiter.ts';
@@ -89,12 +89,13 @@ function failureOutcome(result: SmtpSessionResult, server: string): ProbeOutcome
   return { kind: 'no_connect' };
 }
 
-const isTemporary = (outcome: ProbeOutcome) => outcome.kind === 'session' && outcome.reply.code >= 400 && outcome.reply.code < 500;
+const isTemporary = (outcome: ProbeOutcome) => outcome.kind === 'session' && isTransient(outcome.reply);
 
 /** What a session taught about its server's limits. */
 function learn(limits: ServerLimits, result: SmtpSessionResult): void {
   const lower = (current: number | undefined, found: number) => Math.min(current ?? found, found);
-  if (result.tooManyRecipients && result.rcpt.length > 0) limits.maxRecipients = lower(limits.maxRecipients, result.rcpt.length);
+  if (result.rcptStop === 'too_many_recipients' && result.rcpt.length > 0)
+    limits.maxRecipients = lower(limits.maxRecipients, result.rcpt.length);
   if (result.cutAfterRefusals !== undefined) {
     if (result.cutAfterRefusals > 0) limits.rejectionCap = lower(limits.rejectionCap, result.cutAfterRefusals);
     else limits.maxRecipients = lower(limits.maxRecipients, result.rcpt.length);

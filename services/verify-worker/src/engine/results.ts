@@ -3,7 +3,7 @@
  * temporary (worth another try later) with the delay the deciding reply asked for.
  * A check that was not made is `null`, never a guess.
  */
-import { REASON_POINTS, SCORE_BANDS, decide, retryAfterSeconds, score, type AddressFacts } from '../checks/index.ts';
+import { REASON_POINTS, SCORE_BANDS, decide, isTransient, retryAfterSeconds, score, type AddressFacts } from '../checks/index.ts';
 import type { ParsedAddress } from '../checks/index.ts';
 import type { VerifyResult } from '@svc/contracts';
 import type { MailHostsLookup } from '../dns/resolver.ts';
@@ -57,7 +57,7 @@ function isTemporary(facts: AddressFacts, deciding: ProbeOutcome | undefined): b
   if (facts.dns !== 'ok') return false;
   if (TEMPORARY_SMTP.has(facts.smtp)) return true;
   // A 4xx that the table read otherwise (452 4.2.2 over quota) is temporary too.
-  return deciding !== undefined && 'reply' in deciding && deciding.reply.code >= 400 && deciding.reply.code < 500;
+  return deciding !== undefined && 'reply' in deciding && isTransient(deciding.reply);
 }
 
 /** `suggestedDomain`: the likely intended domain when the typo suggester found one. */

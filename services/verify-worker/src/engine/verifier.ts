@@ -21,8 +21,8 @@ import {
   type DnsOutcome,
   type DomainFindings,
   type ParsedAddress,
-  type Reply,
   type SmtpOutcome,
+  type SmtpReply,
 } from '../checks/index.ts';
 import { fromCachedOutcome, outcomeCacheKey, toCachedOutcome, type CachedOutcome } from '../cache/cached-outcome.ts';
 import type { MailHost, MailHostsLookup } from '../dns/resolver.ts';
@@ -84,21 +84,13 @@ export class Verifier {
    */
   async verifyDetailed(emails: string[], options: VerifyOptions): Promise<VerifyOutcome[]> {
     const deadlineAt = Math.min(options.deadlineAt, Date.now() + this.deps.batchDeadlineMs) - ANSWER_MARGIN_MS;
-    const controller = new AbortController();
-    setMaxListeners(0, controller.signal); // one listener per concurrent session, by design
-    const timer = setTimeout(() => controller.abort(new Error('batch deadline')), Math.max(0, deadlineAt - Date.now()));
-    const onOuterAbort = () => controller.abort(options.signal.reason);
-    options.signal.addEventListener('abort', onOuterAbort, { once: true });
-    try {
-      const byKey = await this.verifyDistinct(emails, controller.signal, deadlineAt);
-      return emails.map((email) => {
-        const outcome = byKey.get(dedupKey(email)) ?? unexpectedErrorOutcome(email, false);
-        return { ...outcome, result: { ...outcome.result, email } };
-      });
-    } finally {
-      clearTimeout(timer);
-      options.signal.removeEventListener('abort', onOuterAbort);
-    }
+    const signal = AbortSignal.any([options.signal, AbortSignal.timeout(Math.max(0, deadlineAt - Date.now()))]);
+    setMaxListeners(0, signal); // one listener per concurrent session, by design
+    const byKey = await this.verifyDistinct(emails, signal, deadlineAt);
+    return emails.map((email) => {
+      const outcome = byKey.get(dedupKey(email)) ?? unexpectedErrorOutcome(email, false);
+      return { ...outcome, result: { ...outcome.result, email } };
+    });
   }
 
   private async verifyDistinct(emails: string[], signal: AbortSignal, deadlineAt: number): Promise<Map<string, VerifyOutcome>> {
@@ -242,7 +234,7 @@ export class Verifier {
 function weighDomain(domain: string, controls: Map<string, string>, outcomes: Map<string, ProbeOutcome>): DomainFindings {
   const control = outcomes.get(controls.get(domain) ?? '');
   if (control?.kind !== 'rcpt') return weighEvidence({ mailboxes: new Map() });
-  const mailboxes = new Map<string, Reply>();
+  const mailboxes = new Map<string, SmtpReply>();
   const suffix = `@${domain}`;
   for (const [recipient, outcome] of outcomes)
     if (recipient.endsWith(suffix) && recipient !== controls.get(domain) && outcome.kind === 'rcpt' && outcome.server === control.server)

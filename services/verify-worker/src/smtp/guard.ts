@@ -15,6 +15,10 @@ const MAX_PATH_OCTETS = 500;
 
 export class UnsafeSmtpInputError extends Error {}
 
+/**
+ * Only a server offering SMTPUTF8 (RFC 6531) may be sent this address. Parsed addresses carry
+ * their domain in A-labels (checks/syntax.ts), so only a non-ASCII local part makes it so.
+ */
 export function needsSmtpUtf8(address: string): boolean {
   return NON_ASCII.test(address);
 }

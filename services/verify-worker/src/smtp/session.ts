@@ -1,7 +1,8 @@
 /**
  * One probing SMTP session: greeting, EHLO (HELO fallback), opportunistic STARTTLS, one MAIL FROM
- * and the RCPTs (one flight under PIPELINING, one at a time for a server that guards against
- * harvesting), then QUIT without waiting for its reply. Never sends DATA.
+ * and the RCPTs (one flight under PIPELINING; one at a time without it, or for a server that
+ * guards against harvesting), then QUIT without waiting for its reply. A session that failed or
+ * met a slowed reply closes the connection instead. Never sends DATA.
  *
  * Timing (RFC 5321 §4.5.3.2): the TCP connection has the connect timeout; the greeting and each
  * reply have the command timeout. Nothing is sent before the final line of the greeting: servers
@@ -28,8 +29,8 @@ class ReplyStop extends Error {
 /**
  * Resolves with what was learnt; rejects only on unsafe input (before any connection).
  * STARTTLS: a refused STARTTLS (454, 5xx) continues in plaintext on the same connection, as RFC 3207
- * allows; a failed TLS handshake redoes the session once in plaintext on a new connection
- * (`tlsFallback`), since a probe carries no message content worth refusing to send in the clear.
+ * allows; a failed TLS handshake redoes the session once in plaintext on a new connection, since
+ * a probe carries no message content worth refusing to send in the clear.
  */
 export async function runSmtpSession(request: SmtpSessionRequest): Promise<SmtpSessionResult> {
   assertIpAddress(request.host);
@@ -45,7 +46,7 @@ export async function runSmtpSession(request: SmtpSessionRequest): Promise<SmtpS
   const second = new Session(request, false);
   await second.run();
   notifyClosed(request, [first, second]);
-  return { ...second.result, tlsFallback: true, connections: first.result.connections + second.result.connections };
+  return second.result;
 }
 
 function notifyClosed(request: SmtpSessionRequest, sessions: Session[]): void {
@@ -67,18 +68,10 @@ export function isTooManyRecipients(reply: SmtpReply): boolean {
 }
 
 class Session {
-  readonly result: SmtpSessionResult = {
-    capabilities: { esmtp: false, pipelining: false, starttls: false, smtputf8: false },
-    rcpt: [],
-    unanswered: [],
-    skippedNeedsSmtpUtf8: [],
-    tooManyRecipients: false,
-    refusals: 0,
-    rcptReplies: 0,
-    tlsFallback: false,
-    connections: 0,
-  };
+  readonly result: SmtpSessionResult = { rcpt: [], skippedNeedsSmtpUtf8: [], rcptReplies: 0 };
   retryInPlaintext = false;
+  /** RCPT replies that refused (4xx or 5xx). */
+  private refusals = 0;
   /** End by closing the connection, not QUIT: replies still in flight are not worth waiting for. */
   private abandon = false;
   private stage: SmtpStage = 'connect';
@@ -99,7 +92,6 @@ class Session {
       this.result.failure = this.toFailure(err);
     }
     this.noteCut();
-    this.result.unanswered = this.toSend.slice(this.result.rcpt.length);
     const kind = this.result.failure?.kind;
     if (this.abandon || (kind !== undefined && kind !== 'reply')) this.channel?.destroy();
     else this.channel?.quit(QUIT_GRACE_MS);
@@ -120,9 +112,9 @@ class Session {
     if (failure === undefined || failure.stage !== 'rcpt' || result.rcpt.length === 0) return;
     if (failure.kind === 'closed' && (result.rcpt.at(-1)?.reply.code ?? 0) >= 500) {
       result.rcpt.pop();
-      result.refusals--;
+      this.refusals--;
     }
-    if (failure.kind === 'closed' || failure.reply?.code === 421) result.cutAfterRefusals = result.refusals;
+    if (failure.kind === 'closed' || failure.reply?.code === 421) result.cutAfterRefusals = this.refusals;
   }
 
   private async converse(): Promise<void> {
@@ -134,11 +126,9 @@ class Session {
       signal: req.signal,
       socksProxy: req.socksProxy,
     });
-    this.result.connections++;
     this.channel = new SmtpChannel(socket, req.signal);
     this.stage = 'banner';
     const banner = await this.read(req.commandTimeoutMs);
-    this.result.banner = publicReply(banner);
     if (banner.code !== 220) throw new ReplyStop(banner);
 
     this.stage = 'ehlo';
@@ -150,24 +140,18 @@ class Session {
         keywords = await this.hello();
       }
     }
-    this.planRecipients();
+    this.planRecipients(keywords.has('SMTPUTF8'));
     if (this.toSend.length === 0) return;
-    await this.transaction();
+    await this.transaction(keywords.has('PIPELINING'));
   }
 
-  /** EHLO, or HELO when EHLO is refused permanently (a pre-ESMTP server). Returns EHLO keywords. */
+  /** EHLO, or HELO when EHLO is refused permanently (a pre-ESMTP server, which offers no extension). Returns EHLO keywords. */
   private async hello(): Promise<Set<string>> {
-    const caps = this.result.capabilities;
     const ehlo = await this.command(`EHLO ${this.req.heloName}`);
-    if (ehlo.code === 250) {
-      const keywords = ehloKeywords(ehlo);
-      Object.assign(caps, { esmtp: true, pipelining: keywords.has('PIPELINING'), smtputf8: keywords.has('SMTPUTF8') });
-      return keywords;
-    }
+    if (ehlo.code === 250) return ehloKeywords(ehlo);
     if (ehlo.code < 500) throw new ReplyStop(ehlo);
     const helo = await this.command(`HELO ${this.req.heloName}`);
     if (helo.code !== 250) throw new ReplyStop(helo);
-    Object.assign(caps, { esmtp: false, pipelining: false, smtputf8: false });
     return new Set();
   }
 
@@ -183,23 +167,21 @@ class Session {
       if (err instanceof SmtpIoError && err.tlsHandshake) this.retryInPlaintext = true;
       throw err;
     }
-    this.result.capabilities.starttls = true;
     return true;
   }
 
-  private planRecipients(): void {
-    if (this.result.capabilities.smtputf8) return;
+  private planRecipients(smtputf8: boolean): void {
+    if (smtputf8) return;
     this.result.skippedNeedsSmtpUtf8 = this.toSend.filter(needsSmtpUtf8);
     this.toSend = this.toSend.filter((a) => !needsSmtpUtf8(a));
   }
 
-  private async transaction(): Promise<void> {
+  private async transaction(pipelined: boolean): Promise<void> {
     const { req, result } = this;
     const channel = this.requireChannel();
     const utf8 = this.toSend.some(needsSmtpUtf8);
     const mail = `MAIL FROM:<${req.mailFrom}>${utf8 ? ' SMTPUTF8' : ''}\r\n`;
     const limit = Math.min(this.toSend.length, req.maxRecipients ?? Number.POSITIVE_INFINITY);
-    const pipelined = result.capabilities.pipelining;
     // RFC 2920: MAIL and every RCPT in one flight, replies read back in order; one at a time to a guarded server.
     const window = pipelined && req.rejectionCap === undefined ? limit : 1;
     let written = 0;
@@ -212,7 +194,6 @@ class Session {
     const mailSentAt = Date.now();
     channel.write(pipelined ? mail + nextRcpts(window) : mail);
     const mailReply = await this.read(req.commandTimeoutMs);
-    result.mailFromReply = publicReply(mailReply);
     if (mailReply.code < 200 || mailReply.code > 299) throw new ReplyStop(mailReply);
 
     this.stage = 'rcpt';
@@ -228,15 +209,14 @@ class Session {
       const gapMs = Date.now() - lastReplyAt;
       lastReplyAt = Date.now();
       if (isTooManyRecipients(reply)) {
-        result.tooManyRecipients = true;
         result.rcptStop = 'too_many_recipients';
         return;
       }
       if (reply.code === 421) throw new ReplyStop(reply);
-      const refusalsBefore = result.refusals;
+      const refusalsBefore = this.refusals;
       if (refusalsBefore === 0) usualMs = Math.max(usualMs, gapMs);
       result.rcpt.push({ address: this.toSend[result.rcpt.length] ?? '', reply: publicReply(reply) });
-      if (reply.code >= 400) result.refusals++;
+      if (reply.code >= 400) this.refusals++;
       const more = result.rcpt.length < limit;
       if (req.slowReplyMs !== undefined && refusalsBefore > 0 && gapMs > usualMs + req.slowReplyMs && more) {
         result.slowedAfterRefusals = refusalsBefore;
@@ -244,7 +224,7 @@ class Session {
         this.abandon = true;
         return;
       }
-      if (req.rejectionCap !== undefined && result.refusals >= req.rejectionCap && more) {
+      if (req.rejectionCap !== undefined && this.refusals >= req.rejectionCap && more) {
         result.rcptStop = 'rejection_cap';
         return;
       }

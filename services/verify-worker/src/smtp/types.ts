@@ -1,12 +1,8 @@
 /** The SMTP prober's contract with its caller (the verification engine). No HTTP knowledge here. */
+import type { SmtpReply } from '../checks/smtp-replies.ts';
 
-export interface SmtpReply {
-  code: number;
-  /** RFC 3463 enhanced status code (`5.1.1`), when the reply carries one whose class matches `code`. */
-  enhanced?: string;
-  /** Text of all lines, enhanced codes removed, control characters dropped, joined by one space. */
-  text: string;
-}
+// The reply table (checks, the layer below) reads replies in this form; the prober hands them over in it.
+export type { SmtpReply };
 
 export interface SmtpSessionRequest {
   /** IP address to connect to, already resolved and vetted by the caller. */
@@ -49,7 +45,7 @@ export interface SmtpSessionRequest {
   onClosed?: () => void;
 }
 
-export type SmtpStage = 'connect' | 'banner' | 'ehlo' | 'starttls' | 'mail' | 'rcpt' | 'aborted';
+export type SmtpStage = 'connect' | 'banner' | 'ehlo' | 'starttls' | 'mail' | 'rcpt';
 export type SmtpFailureKind = 'refused' | 'timeout' | 'reply' | 'closed' | 'aborted' | 'error';
 
 export interface SmtpFailure {
@@ -60,39 +56,27 @@ export interface SmtpFailure {
   detail?: string;
 }
 
-export interface SmtpCapabilities {
-  esmtp: boolean;
-  pipelining: boolean;
-  /** The session was upgraded to TLS (not merely offered). */
-  starttls: boolean;
-  smtputf8: boolean;
-}
-
+/**
+ * What the session learnt. A recipient neither in `rcpt` nor in `skippedNeedsSmtpUtf8` was not
+ * answered (too many recipients, a stop, a dropped connection, a timeout, an abort, MAIL refused):
+ * it is worth another session.
+ */
 export interface SmtpSessionResult {
-  capabilities: SmtpCapabilities;
-  banner?: SmtpReply;
   failure?: SmtpFailure;
-  mailFromReply?: SmtpReply;
   /** In recipient order, for the recipients the server answered. */
   rcpt: Array<{ address: string; reply: SmtpReply }>;
-  /** Not answered (too many recipients, dropped connection, timeout, abort, MAIL refused): worth another session. */
-  unanswered: string[];
   /** Non-ASCII addresses not sent because the server lacks SMTPUTF8: another session would not help. */
   skippedNeedsSmtpUtf8: string[];
-  /** A 452 4.5.3 (or 452 "too many recipients") stopped the transaction. */
-  tooManyRecipients: boolean;
-  /** RCPT replies that refused (4xx or 5xx). */
-  refusals: number;
   /** Replies read to RCPT commands, whatever they said (the server's work, for politeness accounting). */
   rcptReplies: number;
-  /** Why the RCPT phase ended before every recipient was answered, when the server did not end the session. */
+  /**
+   * Why the RCPT phase ended before every recipient was answered, when the server did not end the
+   * session: too many recipients (452 4.5.3, or 552 from an old server), the rejection cap, a
+   * slowed reply, or the caller's `maxRecipients`.
+   */
   rcptStop?: 'too_many_recipients' | 'rejection_cap' | 'slowed' | 'max_recipients';
   /** The server cut the session (421 or disconnect) after answering some recipients: the refusals it had made by then. */
   cutAfterRefusals?: number;
   /** The first slowed reply came after this many refusals. */
   slowedAfterRefusals?: number;
-  /** The TLS handshake failed and the session was redone in plaintext on a new connection. */
-  tlsFallback: boolean;
-  /** TCP connections opened (2 after a TLS fallback). */
-  connections: number;
 }

@@ -3,50 +3,54 @@
  * from one server, the control (a random local part) and the real addresses.
  */
 import { describe, expect, it } from 'vitest';
-import { weighEvidence, type Reply } from '../../src/checks/index.ts';
+import { weighEvidence, type SmtpReply } from '../../src/checks/index.ts';
 
-const ok: Reply = { code: 250, enhanced: '2.1.5', text: 'OK' };
-const weigh = (control: Reply | undefined, mailboxes: Record<string, Reply>) =>
+const ok: SmtpReply = { code: 250, enhanced: '2.1.5', text: 'OK' };
+const weigh = (control: SmtpReply | undefined, mailboxes: Record<string, SmtpReply>) =>
   weighEvidence({ ...(control === undefined ? {} : { control }), mailboxes: new Map(Object.entries(mailboxes)) });
 const classes = (found: ReturnType<typeof weighEvidence>) =>
   Object.fromEntries([...found.mailboxes].map(([address, finding]) => [address, `${finding.class} by ${finding.by}`]));
 
 describe('evidence rule', () => {
   it('hosted mail: known accepted, control refused "5.4.1 Access denied" → not catch-all, the same refusal means unknown', () => {
-    const denied = (id: string): Reply => ({ code: 550, enhanced: '5.4.1', text: `Recipient address rejected: Access denied. AS(${id})` });
+    const denied = (id: string): SmtpReply => ({
+      code: 550,
+      enhanced: '5.4.1',
+      text: `Recipient address rejected: Access denied. AS(${id})`,
+    });
     const found = weigh(denied('201806281'), { 'ann@x': ok, 'bob@x': denied('201806282') });
     expect(found.catchAll).toBe(false);
     expect(classes(found)).toEqual({ 'ann@x': 'accepted by reply', 'bob@x': 'rejected_unknown by control' });
   });
 
   it('the same holds for a plain 550 without enhanced status, in a language the table cannot read', () => {
-    const refused = (who: string): Reply => ({ code: 550, text: `Vastaanottajaa ${who} ei voida toimittaa` });
+    const refused = (who: string): SmtpReply => ({ code: 550, text: `Vastaanottajaa ${who} ei voida toimittaa` });
     const found = weigh(refused('x1'), { 'ann@x': ok, 'bob@x': refused('bob') });
     expect(found.catchAll).toBe(false);
     expect(classes(found)['bob@x']).toBe('rejected_unknown by control');
   });
 
   it('an IP ban: every recipient, known or random, refused alike with 5.7.606 → blocked, catch-all unknown', () => {
-    const ban: Reply = { code: 550, enhanced: '5.7.606', text: 'Access denied, banned sending IP [203.0.113.9]' };
+    const ban: SmtpReply = { code: 550, enhanced: '5.7.606', text: 'Access denied, banned sending IP [203.0.113.9]' };
     const found = weigh(ban, { 'ann@x': ban, 'bob@x': ban });
     expect(found.catchAll).toBeNull();
     expect(classes(found)).toEqual({ 'ann@x': 'blocked by reply', 'bob@x': 'blocked by reply' });
   });
 
   it('every recipient refused alike with words the table reads as "unknown" → the refusal speaks of the client', () => {
-    const same: Reply = { code: 550, text: 'Requested action not taken: mailbox unavailable' };
+    const same: SmtpReply = { code: 550, text: 'Requested action not taken: mailbox unavailable' };
     const found = weigh(same, { 'ann@x': same, 'bob@x': same });
     expect(found.catchAll).toBeNull();
     expect(classes(found)).toEqual({ 'ann@x': 'blocked by all_refused', 'bob@x': 'blocked by all_refused' });
   });
 
   it('every recipient refused alike with an ambiguous hosted-mail reply and nothing accepted → blocked, not unknown', () => {
-    const denied: Reply = { code: 550, enhanced: '5.4.1', text: 'Recipient address rejected: Access denied' };
+    const denied: SmtpReply = { code: 550, enhanced: '5.4.1', text: 'Recipient address rejected: Access denied' };
     expect(classes(weigh(denied, { 'bob@x': denied }))).toEqual({ 'bob@x': 'blocked by all_refused' });
   });
 
   it('but an RFC 3463 mailbox status to everyone is believed: stale addresses of one domain are common', () => {
-    const unknown: Reply = { code: 550, enhanced: '5.1.1', text: 'User unknown' };
+    const unknown: SmtpReply = { code: 550, enhanced: '5.1.1', text: 'User unknown' };
     const found = weigh(unknown, { 'old1@x': unknown, 'old2@x': unknown });
     expect(found.catchAll).toBe(false);
     expect(classes(found)).toEqual({ 'old1@x': 'rejected_unknown by reply', 'old2@x': 'rejected_unknown by reply' });
@@ -72,7 +76,7 @@ describe('evidence rule', () => {
 
   it('control accepted → catch-all; control greylisted or absent → unknown; temporary replies are never compared', () => {
     expect(weigh(ok, { 'ann@x': ok }).catchAll).toBe(true);
-    const grey: Reply = { code: 451, enhanced: '4.7.1', text: 'Greylisted' };
+    const grey: SmtpReply = { code: 451, enhanced: '4.7.1', text: 'Greylisted' };
     const found = weigh(grey, { 'ann@x': ok, 'bob@x': grey });
     expect(found.catchAll).toBeNull();
     expect(classes(found)['bob@x']).toBe('greylisted by reply');
@@ -80,7 +84,7 @@ describe('evidence rule', () => {
   });
 
   it('a relay denial is never evidence about mailboxes', () => {
-    const relay: Reply = { code: 553, text: "sorry, that domain isn't in my list of allowed rcpthosts" };
+    const relay: SmtpReply = { code: 553, text: "sorry, that domain isn't in my list of allowed rcpthosts" };
     const found = weigh(relay, { 'ann@x': relay });
     expect(found.catchAll).toBeNull();
     expect(classes(found)).toEqual({ 'ann@x': 'not_this_host by reply' });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { normaliseForDedup, parseAddress } from '../../src/checks/index.ts';
+import { needsSmtpUtf8 } from '../../src/smtp/guard.ts';
 
 const kind = (input: string) => {
   const parsed = parseAddress(input);
@@ -13,20 +14,22 @@ describe('parseAddress', () => {
       local: 'Alice.Smith+news',
       domain: 'example.com',
       address: 'Alice.Smith+news@example.com',
-      needsSmtpUtf8: false,
     });
     expect(kind("a!#$%&'*+/=?^_`{|}~-z@sub.example.co.uk")).toBe('ok');
   });
 
-  it('converts IDN domains to A-labels and flags non-ASCII local parts', () => {
-    expect(parseAddress('jörg@bücher.example')).toMatchObject({
+  it('converts IDN domains to A-labels: only a non-ASCII local part leaves the SMTP form needing SMTPUTF8', () => {
+    const jorg = parseAddress('jörg@bücher.example');
+    expect(jorg).toMatchObject({
       ok: true,
       domain: 'xn--bcher-kva.example',
       unicodeDomain: 'bücher.example',
-      needsSmtpUtf8: true,
       address: 'jörg@xn--bcher-kva.example',
     });
-    expect(parseAddress('ann@例え.jp')).toMatchObject({ ok: true, domain: 'xn--r8jz45g.jp', needsSmtpUtf8: false });
+    const ann = parseAddress('ann@例え.jp');
+    expect(ann).toMatchObject({ ok: true, domain: 'xn--r8jz45g.jp', address: 'ann@xn--r8jz45g.jp' });
+    const ascii = parseAddress('Alice.Smith+news@Example.COM');
+    expect([jorg, ann, ascii].map((parsed) => parsed.ok && needsSmtpUtf8(parsed.address))).toEqual([true, false, false]);
   });
 
   it.each([

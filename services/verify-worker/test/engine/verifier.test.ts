@@ -2,14 +2,31 @@
  * The verifier against a scripted mail world on loopback: a DNS server and SMTP servers on
  * 127.0.0.x sharing one port, each behaving like a kind of internet mail server.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '@svc/config';
+import { describe, expect, it } from 'vitest';
 import type { VerifyResult } from '@svc/contracts';
-import { createVerifier } from '../../src/handler.ts';
-import { startDnsServer, type RigDnsServer } from '@svc/testkit';
-import { findFreePort, startSmtpServer, type RigSmtpServer, type SmtpServerScript } from '@svc/testkit';
+import type { Zone } from '@svc/testkit';
+import { mailDomain, useWorld } from './world.ts';
 
-const SERVERS: Record<string, SmtpServerScript> = {
+const ZONE: Zone = {
+  ...mailDomain('normal.test', '127.0.0.2'),
+  'xn--bcher-kva.test': { MX: [[10, 'mx.normal.test']] },
+  ...mailDomain('catchall.test', '127.0.0.3'),
+  'implicit.test': { A: ['127.0.0.4'] },
+  'nullmx.test': { MX: 'null' },
+  'servfail.test': { behaviour: 'servfail' },
+  ...mailDomain('greylist.test', '127.0.0.5'),
+  ...mailDomain('policy.test', '127.0.0.6'),
+  // The preferred MX refuses connections (nothing listens on 127.0.0.7): fail over to the next.
+  ...mailDomain('failover.test', '127.0.0.7', '127.0.0.2'),
+  ...mailDomain('many.test', '127.0.0.9'),
+  ...mailDomain('drop.test', '127.0.0.10'),
+  ...mailDomain('tls.test', '127.0.0.11'),
+  // The preferred MX answers 421 at the banner: the next one by preference takes over.
+  ...mailDomain('busy.test', '127.0.0.12', '127.0.0.2'),
+  ...mailDomain('tarpit.test', '127.0.0.8'),
+};
+
+const world = useWorld(ZONE, {
   '127.0.0.2': {
     users: ['alice@normal.test', 'bob@normal.test', 'dave@failover.test', 'bea@busy.test', 'erin@xn--bcher-kva.test'],
     mailboxes: { 'full@normal.test': 'full', 'gone@normal.test': 'disabled' },
@@ -27,79 +44,13 @@ const SERVERS: Record<string, SmtpServerScript> = {
   '127.0.0.10': { dropAfterRcpts: 2, users: ['d0@drop.test', 'd1@drop.test', 'd2@drop.test', 'd3@drop.test'] },
   '127.0.0.11': { starttls: 'required', users: ['tls@tls.test'] },
   '127.0.0.12': { banner: { code: 421, text: '4.3.2 Too busy, try later' } },
-};
-
-const ZONE = {
-  'normal.test': { MX: [[10, 'mx.normal.test']] as Array<[number, string]> },
-  'mx.normal.test': { A: ['127.0.0.2'] },
-  'xn--bcher-kva.test': { MX: [[10, 'mx.normal.test']] as Array<[number, string]> },
-  'catchall.test': { MX: [[10, 'mx.catchall.test']] as Array<[number, string]> },
-  'mx.catchall.test': { A: ['127.0.0.3'] },
-  'implicit.test': { A: ['127.0.0.4'] },
-  'nullmx.test': { MX: 'null' as const },
-  'servfail.test': { behaviour: 'servfail' as const },
-  'greylist.test': { MX: [[10, 'mx.greylist.test']] as Array<[number, string]> },
-  'mx.greylist.test': { A: ['127.0.0.5'] },
-  'policy.test': { MX: [[10, 'mx.policy.test']] as Array<[number, string]> },
-  'mx.policy.test': { A: ['127.0.0.6'] },
-  // The preferred MX refuses connections (nothing listens on 127.0.0.7): fail over to the next.
-  'failover.test': {
-    MX: [
-      [10, 'mx1.failover.test'],
-      [20, 'mx2.failover.test'],
-    ] as Array<[number, string]>,
-  },
-  'mx1.failover.test': { A: ['127.0.0.7'] },
-  'mx2.failover.test': { A: ['127.0.0.2'] },
-  'many.test': { MX: [[10, 'mx.many.test']] as Array<[number, string]> },
-  'mx.many.test': { A: ['127.0.0.9'] },
-  'drop.test': { MX: [[10, 'mx.drop.test']] as Array<[number, string]> },
-  'mx.drop.test': { A: ['127.0.0.10'] },
-  'tls.test': { MX: [[10, 'mx.tls.test']] as Array<[number, string]> },
-  'mx.tls.test': { A: ['127.0.0.11'] },
-  // The preferred MX answers 421 at the banner: the next one by preference takes over.
-  'busy.test': {
-    MX: [
-      [10, 'mx1.busy.test'],
-      [20, 'mx2.busy.test'],
-    ] as Array<[number, string]>,
-  },
-  'mx1.busy.test': { A: ['127.0.0.12'] },
-  'mx2.busy.test': { A: ['127.0.0.2'] },
-  'tarpit.test': { MX: [[10, 'mx.tarpit.test']] as Array<[number, string]> },
-  'mx.tarpit.test': { A: ['127.0.0.8'] },
-};
+});
 
 describe('verifier in the scripted mail world', () => {
-  let dns: RigDnsServer;
-  const smtp = new Map<string, RigSmtpServer>();
-  let port: number;
-  const verifier = (env: Record<string, string> = {}) =>
-    createVerifier({
-      config: loadConfig({
-        VERIFY_DNS_SERVERS: dns.address,
-        VERIFY_SMTP_PORT: String(port),
-        VERIFY_ALLOW_PRIVATE_MX: 'true',
-        VERIFY_HELO_NAME: 'probe.rig.test',
-        VERIFY_CONNECT_TIMEOUT_MS: '1000',
-        VERIFY_COMMAND_TIMEOUT_MS: '1000',
-        VERIFY_BATCH_DEADLINE_MS: '3000',
-        ...env,
-      }),
-    });
-  const run = (emails: string[], env?: Record<string, string>) =>
-    verifier(env).verify(emails, { deadlineAt: Date.now() + 10_000, signal: new AbortController().signal });
+  const { smtp } = world;
+  // The prober's own tuning, as deployed (the other world tests shorten its retries and slow-reply threshold).
+  const run = (emails: string[], env?: Record<string, string>) => world.run(emails, env, {});
   const byEmail = (results: VerifyResult[]) => new Map(results.map((result) => [result.email, result]));
-
-  beforeAll(async () => {
-    dns = await startDnsServer(ZONE);
-    port = await findFreePort(Object.keys(SERVERS));
-    for (const [host, script] of Object.entries(SERVERS)) smtp.set(host, await startSmtpServer({ ...script, host, port }));
-  });
-  afterAll(async () => {
-    await dns.close();
-    await Promise.all([...smtp.values()].map((server) => server.close()));
-  });
 
   it('classifies every kind of answer, keeps input order and echoes entries as submitted', async () => {
     const emails = [
@@ -202,7 +153,7 @@ describe('verifier in the scripted mail world', () => {
 
   it('a repeated address costs no second probe (outcome cache)', async () => {
     const server = smtp.get('127.0.0.4')!;
-    const verify = verifier();
+    const verify = world.verifier({ VERIFY_RESULT_CACHE_TTL_S: '3600' }, {});
     const options = () => ({ deadlineAt: Date.now() + 10_000, signal: new AbortController().signal });
     await verify.verify(['carol@implicit.test'], options());
     const sessions = server.sessions;
@@ -224,10 +175,36 @@ describe('verifier in the scripted mail world', () => {
   });
 
   it('a tarpit is cut off at the batch deadline: risky/timeout, answered in time', async () => {
+    const server = smtp.get('127.0.0.8')!;
+    const commandTimeoutMs = 60_000;
     const started = Date.now();
-    const [result] = await run(['t@tarpit.test'], { VERIFY_COMMAND_TIMEOUT_MS: '60000', VERIFY_BATCH_DEADLINE_MS: '1500' });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    const [result] = await run(['t@tarpit.test'], {
+      VERIFY_COMMAND_TIMEOUT_MS: String(commandTimeoutMs),
+      VERIFY_BATCH_DEADLINE_MS: '1500',
+    });
     expect(result).toMatchObject({ verdict: 'risky', reason: 'timeout' });
+    // The 1.5 s deadline ended the wait for the RCPT reply, not the 60 s command timeout; the prober hung up.
+    expect(Date.now() - started).toBeLessThan(commandTimeoutMs / 4);
+    expect(server.commands.at(-1)?.some((line) => line.startsWith('RCPT'))).toBe(true);
+    await expect.poll(() => server.open).toBe(0);
+  });
+
+  it('the caller’s signal ends the batch as the deadline does: risky/timeout, and the prober hangs up', async () => {
+    const server = smtp.get('127.0.0.8')!;
+    const verify = world.verifier({ VERIFY_COMMAND_TIMEOUT_MS: '60000', VERIFY_BATCH_DEADLINE_MS: '60000' }, {});
+    const deadlineAt = Date.now() + 60_000;
+    const asked = server.rcptReceived;
+    const controller = new AbortController();
+    const pending = verify.verify(['t@tarpit.test'], { deadlineAt, signal: controller.signal });
+    await expect.poll(() => server.rcptReceived).toBeGreaterThan(asked); // the tarpit holds the RCPT
+    controller.abort(new Error('job cancelled'));
+    expect(await pending).toMatchObject([{ verdict: 'risky', reason: 'timeout' }]);
+    await expect.poll(() => server.open).toBe(0);
+    // A signal aborted before the call: nothing is probed at all.
+    const connections = server.connections;
+    const [early] = await verify.verify(['t@tarpit.test'], { deadlineAt, signal: AbortSignal.abort() });
+    expect(early).toMatchObject({ verdict: 'risky', reason: 'timeout' });
+    expect(server.connections).toBe(connections);
   });
 
   it('the private-address guard refuses loopback mail servers unless allowed', async () => {

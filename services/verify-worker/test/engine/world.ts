@@ -75,7 +75,14 @@ export function useWorld(zone: Zone, servers: Record<string, SmtpServerScript>):
 export const verdicts = (results: VerifyResult[]) =>
   Object.fromEntries(results.map((result) => [result.email, `${result.verdict}/${result.reason}`]));
 
-/** MX record and host address for a one-server domain. */
-export function mailDomain(domain: string, ip: string): Zone {
-  return { [domain]: { MX: [[10, `mx.${domain}`]] }, [`mx.${domain}`]: { A: [ip] } };
+/**
+ * MX records and host addresses for a domain: one MX host per address, preferred in the order
+ * given (`mx.<domain>` for a one-server domain, `mx1.<domain>`, `mx2.<domain>`... for several).
+ */
+export function mailDomain(domain: string, ...ips: [string, ...string[]]): Zone {
+  const hosts = ips.map((ip, i) => ({ name: ips.length === 1 ? `mx.${domain}` : `mx${i + 1}.${domain}`, ip }));
+  return {
+    [domain]: { MX: hosts.map(({ name }, i): [number, string] => [10 * (i + 1), name]) },
+    ...Object.fromEntries(hosts.map(({ name, ip }) => [name, { A: [ip] }])),
+  };
 }

@@ -1,10 +1,10 @@
 import net from 'node:net';
 import { afterEach } from 'vitest';
-import type { SmtpSessionRequest } from '../../src/smtp/session.ts';
+import type { SmtpSessionRequest, SmtpSessionResult } from '../../src/smtp/session.ts';
 import { startSmtpServer, type RigSmtpServer, type SmtpServerScript } from '@svc/testkit';
 
-/** Starts rig servers on free ports of 127.0.0.1 and closes them after each test. */
-export function useRig(): (script?: SmtpServerScript) => Promise<RigSmtpServer> {
+/** Starts rig servers (by default on a free port of 127.0.0.1) and closes them after each test. */
+export function useRig(): (script?: SmtpServerScript & { host?: string; port?: number }) => Promise<RigSmtpServer> {
   const servers: RigSmtpServer[] = [];
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((s) => s.close()));
@@ -34,13 +34,10 @@ export function probe(
   };
 }
 
-/** The server closes after QUIT; its transcript is complete once it has seen the QUIT. */
-export async function until(condition: () => boolean, timeoutMs = 1000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
+/** The recipients the session neither answered nor skipped: what its caller sends in another session. */
+export function unanswered(request: SmtpSessionRequest, result: SmtpSessionResult): string[] {
+  const settled = new Set([...result.rcpt.map((r) => r.address), ...result.skippedNeedsSmtpUtf8]);
+  return request.recipients.filter((recipient) => !settled.has(recipient));
 }
 
 export const verbs = (lines: string[] | undefined): string[] => (lines ?? []).map((l) => (l.split(/[ :]/)[0] ?? '').toUpperCase());

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runSmtpSession } from '../../src/smtp/session.ts';
-import { probe, until, useRig, verbs } from './helpers.ts';
+import { probe, unanswered, useRig, verbs } from './helpers.ts';
 
 const rig = useRig();
 const codes = (r: { rcpt: Array<{ address: string; reply: { code: number; enhanced?: string } }> }) =>
@@ -10,18 +10,18 @@ describe('SMTP session: the transaction', () => {
   it('accepts a known user and rejects an unknown one, MAIL FROM sent once, QUIT at the end', async () => {
     const server = await rig({ users: ['alice@rig.test'] });
     const replies: number[] = [];
-    const result = await runSmtpSession(probe(server, ['alice@rig.test', 'nobody@rig.test'], { onReply: (c) => replies.push(c) }));
+    const request = probe(server, ['alice@rig.test', 'nobody@rig.test'], { onReply: (c) => replies.push(c) });
+    const result = await runSmtpSession(request);
     expect(result.failure).toBeUndefined();
-    expect(result.banner?.code).toBe(220);
-    expect(result.mailFromReply).toMatchObject({ code: 250 });
     expect(codes(result)).toEqual([
       ['alice@rig.test', 250, '2.1.5'],
       ['nobody@rig.test', 550, '5.1.1'],
     ]);
-    expect(result.unanswered).toEqual([]);
+    expect(unanswered(request, result)).toEqual([]);
+    // The greeting, EHLO, MAIL FROM (the server opened one transaction), then the two RCPTs.
     expect(replies).toEqual([220, 250, 250, 250, 550]);
-    await until(() => server.commands[0]?.includes('QUIT') === true);
-    expect(verbs(server.commands[0])).toEqual(['EHLO', 'MAIL', 'RCPT', 'RCPT', 'QUIT']);
+    expect(server.transactions).toBe(1);
+    await expect.poll(() => verbs(server.commands[0])).toEqual(['EHLO', 'MAIL', 'RCPT', 'RCPT', 'QUIT']);
     expect(server.commands[0]?.[1]).toBe('MAIL FROM:<verify@probe.verify.test>');
   });
 
@@ -44,27 +44,22 @@ describe('SMTP session: the transaction', () => {
   });
 
   it('pipelines MAIL FROM and every RCPT in one flight when PIPELINING is offered', async () => {
+    // Each reply comes 100 ms late: a client that waited for each reply would show it in the transcript.
     const server = await rig({ users: ['a@rig.test', 'b@rig.test', 'c@rig.test'], replyDelayMs: 100 });
-    const started = Date.now();
     const result = await runSmtpSession(probe(server, ['a@rig.test', 'b@rig.test', 'c@rig.test', 'd@rig.test']));
-    const elapsed = Date.now() - started;
-    expect(result.capabilities.pipelining).toBe(true);
     expect(codes(result).map((c) => c[1])).toEqual([250, 250, 250, 550]);
-    // banner + EHLO + one flight: three delays, where one RCPT at a time would take seven.
-    expect(elapsed).toBeGreaterThanOrEqual(300);
-    expect(elapsed).toBeLessThan(600);
+    // The server read MAIL FROM and all four RCPTs before it sent its first reply after them.
     const log = server.transcripts[0] ?? [];
-    const lastRcptIn = log.findLastIndex((e) => e.dir === 'in' && e.line.startsWith('RCPT'));
     const mailIn = log.findIndex((e) => e.dir === 'in' && e.line.startsWith('MAIL'));
     const firstReplyAfterMail = log.findIndex((e, i) => i > mailIn && e.dir === 'out');
-    expect(lastRcptIn).toBeLessThan(firstReplyAfterMail);
+    expect(verbs(log.slice(mailIn, firstReplyAfterMail).map((e) => e.line))).toEqual(['MAIL', 'RCPT', 'RCPT', 'RCPT', 'RCPT']);
   });
 
   it('sends one RCPT at a time when PIPELINING is not offered', async () => {
     const server = await rig({ users: ['a@rig.test'], pipelining: false });
     const result = await runSmtpSession(probe(server, ['a@rig.test', 'b@rig.test', 'c@rig.test']));
-    expect(result.capabilities).toMatchObject({ esmtp: true, pipelining: false });
     expect(codes(result).map((c) => c[1])).toEqual([250, 550, 550]);
+    expect(verbs(server.commands[0]).slice(0, 2)).toEqual(['EHLO', 'MAIL']); // ESMTP: no HELO needed
     const log = server.transcripts[0] ?? [];
     // Every command after EHLO arrives only once the reply to the one before it went out.
     for (const [i, entry] of log.entries()) {
@@ -74,28 +69,31 @@ describe('SMTP session: the transaction', () => {
 
   it('stops at 452 4.5.3 and hands the rest back as unanswered', async () => {
     const server = await rig({ catchAll: true, maxRecipients: 2 });
-    const result = await runSmtpSession(probe(server, ['a@rig.test', 'b@rig.test', 'c@rig.test', 'd@rig.test']));
-    expect(result.tooManyRecipients).toBe(true);
+    const request = probe(server, ['a@rig.test', 'b@rig.test', 'c@rig.test', 'd@rig.test']);
+    const result = await runSmtpSession(request);
+    expect(result.rcptStop).toBe('too_many_recipients');
     expect(result.failure).toBeUndefined();
     expect(result.rcpt.map((r) => r.address)).toEqual(['a@rig.test', 'b@rig.test']);
-    expect(result.unanswered).toEqual(['c@rig.test', 'd@rig.test']);
+    expect(unanswered(request, result)).toEqual(['c@rig.test', 'd@rig.test']);
   });
 
   it('keeps the answers when the server drops the connection mid-session', async () => {
     const server = await rig({ catchAll: true, dropAfterRcpts: 2 });
-    const result = await runSmtpSession(probe(server, ['a@rig.test', 'b@rig.test', 'c@rig.test', 'd@rig.test']));
+    const request = probe(server, ['a@rig.test', 'b@rig.test', 'c@rig.test', 'd@rig.test']);
+    const result = await runSmtpSession(request);
     expect(result.failure).toMatchObject({ stage: 'rcpt', kind: 'closed' });
     expect(result.rcpt.map((r) => r.address)).toEqual(['a@rig.test', 'b@rig.test']);
-    expect(result.unanswered).toEqual(['c@rig.test', 'd@rig.test']);
+    expect(unanswered(request, result)).toEqual(['c@rig.test', 'd@rig.test']);
   });
 
   it('reports a policy block at MAIL FROM without sending the recipients as answered', async () => {
     const server = await rig({ mailFromReply: { code: 550, text: '5.7.1 Client host [127.0.0.1] blocked using zen.spamhaus.org' } });
-    const result = await runSmtpSession(probe(server, ['a@rig.test', 'b@rig.test']));
+    const request = probe(server, ['a@rig.test', 'b@rig.test']);
+    const result = await runSmtpSession(request);
     expect(result.failure).toMatchObject({ stage: 'mail', kind: 'reply', reply: { code: 550, enhanced: '5.7.1' } });
     expect(result.failure?.reply?.text).toContain('spamhaus');
     expect(result.rcpt).toEqual([]);
-    expect(result.unanswered).toEqual(['a@rig.test', 'b@rig.test']);
+    expect(unanswered(request, result)).toEqual(['a@rig.test', 'b@rig.test']);
   });
 
   it('passes a policy block at RCPT through as the reply', async () => {
@@ -120,10 +118,11 @@ describe('SMTP session: SMTPUTF8 and injection', () => {
 
   it('does not send a non-ASCII address to a server without SMTPUTF8', async () => {
     const server = await rig({ users: ['ascii@rig.test'] });
-    const result = await runSmtpSession(probe(server, ['josé@rig.test', 'ascii@rig.test', '用户@rig.test']));
+    const request = probe(server, ['josé@rig.test', 'ascii@rig.test', '用户@rig.test']);
+    const result = await runSmtpSession(request);
     expect(result.skippedNeedsSmtpUtf8).toEqual(['josé@rig.test', '用户@rig.test']);
     expect(codes(result)).toEqual([['ascii@rig.test', 250, '2.1.5']]);
-    expect(result.unanswered).toEqual([]);
+    expect(unanswered(request, result)).toEqual([]);
     expect(server.commands[0]?.some((l) => /[^\x20-\x7e]/.test(l))).toBe(false);
     expect(server.commands[0]).toContain('MAIL FROM:<verify@probe.verify.test>');
   });
@@ -132,8 +131,7 @@ describe('SMTP session: SMTPUTF8 and injection', () => {
     const server = await rig();
     const result = await runSmtpSession(probe(server, ['josé@rig.test']));
     expect(result.skippedNeedsSmtpUtf8).toEqual(['josé@rig.test']);
-    await until(() => server.commands[0]?.includes('QUIT') === true);
-    expect(verbs(server.commands[0])).toEqual(['EHLO', 'QUIT']);
+    await expect.poll(() => verbs(server.commands[0])).toEqual(['EHLO', 'QUIT']);
   });
 
   it.each([
