@@ -8,9 +8,9 @@ import { createServer, type Server } from 'node:http';
 import { Queue, type Worker } from 'bullmq';
 import type { Registry } from 'prom-client';
 import type { Config } from '@svc/config';
-import { bullPrefix, startBullWorker } from './bullmq.ts';
+import { bullPrefix, reportErrors, startBullWorker } from './bullmq.ts';
 import type { RegisteredHandler } from './transport.ts';
-import { createWorkerMetrics, type Logger } from '@svc/telemetry';
+import { createWorkerMetrics, rateLimitedLog, type Logger } from '@svc/telemetry';
 import { createRedis } from './redis.ts';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed'] as const;
@@ -35,11 +35,13 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
     throw new Error('REDIS_URL is required for a worker process (embedded mode runs workers inside `npm start`).');
   const url = config.REDIS_URL;
   const metrics = createWorkerMetrics(registry);
+  const report = rateLimitedLog(logger);
   const workers = options.handlers.map((handler) => {
     const worker = startBullWorker(handler, {
       url,
       redisPrefix: config.REDIS_PREFIX,
       concurrency: options.concurrency,
+      logger,
       onJobDone: (queue, outcome, seconds) => metrics.jobDuration.observe({ queue, outcome }, seconds),
     });
     worker.on('active', () => metrics.activeJobs.inc({ queue: handler.kind.name }));
@@ -52,11 +54,11 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
   });
 
   // Queue depth is read at scrape time, so an idle worker costs Redis nothing between scrapes.
-  const countsClient = createRedis(url, 'request', 'worker-metrics');
+  const countsClient = createRedis(url, 'request', 'worker-metrics', report);
   const queues = options.handlers.map(
     (handler) => new Queue(handler.kind.name, { connection: countsClient, prefix: bullPrefix(config.REDIS_PREFIX) }),
   );
-  for (const queue of queues) queue.on('error', () => undefined);
+  for (const queue of queues) queue.on('error', reportErrors(report, 'queue', { queue: queue.name }));
   const collectDepth = async () => {
     await Promise.all(
       queues.map(async (queue) => {

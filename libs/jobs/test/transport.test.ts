@@ -5,10 +5,11 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Worker } from 'bullmq';
+import { Queue, QueueEvents, type Worker } from 'bullmq';
+import { createRedis } from '@svc/jobs/redis';
 import { ApiError } from '@svc/contracts';
 import { InProcessTransport, type JobTransport } from '@svc/jobs';
-import { BullTransport, startBullWorker } from '@svc/jobs/bullmq';
+import { BullTransport, bullPrefix, startBullWorker } from '@svc/jobs/bullmq';
 import { dropPrefix, spawnNode, startTcpProxy, stopProcessTree, testRedisUrl, uniquePrefix } from '@svc/testkit';
 import { ECHO_JOB, echoHandler, type EchoPayload } from './fixtures/echo-job.ts';
 
@@ -88,9 +89,28 @@ sharedContract('bullmq', async () => {
 describe('bullmq: failure behaviour', () => {
   const url = () => testRedisUrl();
 
-  it('with no worker, the request answers timeout at its deadline and a late worker drops the expired job', async () => {
+  it('with no worker, the request answers timeout at its deadline and its job leaves the queue, payload and all', async () => {
     const prefix = uniquePrefix('noworker');
     const transport = await BullTransport.create({ url: url(), redisPrefix: prefix, kinds: [ECHO_JOB] });
+    try {
+      const error = await rejection(submit(transport, { value: 'nobody' }, 500));
+      expect(error.code).toBe('timeout');
+      const queue = transport.queues()[0]!;
+      await expect.poll(async () => (await queue.getJobCounts('waiting', 'active', 'failed')).waiting, { timeout: 5_000 }).toBe(0);
+      const redis = createRedis(url(), 'blocking');
+      expect(await redis.keys(`${prefix}:bull:echo:*-*`)).toEqual([]);
+      redis.disconnect();
+    } finally {
+      await transport.close();
+      await dropPrefix(url(), prefix);
+    }
+  });
+
+  it('a worker drops a job whose deadline passed unrun, says why, and keeps nothing of it', async () => {
+    const prefix = uniquePrefix('expired');
+    const queue = new Queue('echo', { connection: { url: url() }, prefix: bullPrefix(prefix) });
+    const events = new QueueEvents('echo', { connection: { url: url() }, prefix: bullPrefix(prefix) });
+    await events.waitUntilReady();
     let handled = 0;
     const counting = {
       ...echoHandler,
@@ -99,17 +119,17 @@ describe('bullmq: failure behaviour', () => {
         return echoHandler.handle(payload, context);
       },
     };
-    let worker: Worker | undefined;
+    const worker = startBullWorker(counting, { url: url(), redisPrefix: prefix, concurrency: 1 });
     try {
-      const error = await rejection(submit(transport, { value: 'nobody' }, 500));
-      expect(error.code).toBe('timeout');
-      worker = startBullWorker(counting, { url: url(), redisPrefix: prefix, concurrency: 1 });
-      const queue = transport.queues()[0]!;
-      await expect.poll(async () => (await queue.getJobCounts('failed')).failed, { timeout: 5_000 }).toBe(1);
+      const failed = new Promise<string>((resolve) => events.on('failed', ({ failedReason }) => resolve(failedReason)));
+      await queue.add('echo', { payload: { value: 'late' }, deadlineAt: Date.now() - 1, requestId: 'req-late' }, { jobId: 'late-1' });
+      await expect(failed).resolves.toBe('deadline passed before a worker took the job');
       expect(handled).toBe(0);
+      await expect.poll(async () => queue.getJob('late-1')).toBeUndefined();
     } finally {
-      await worker?.close();
-      await transport.close();
+      await worker.close();
+      await events.close();
+      await queue.close();
       await dropPrefix(url(), prefix);
     }
   });
@@ -148,7 +168,7 @@ describe('bullmq: failure behaviour', () => {
       const answer = submit(transport, { value: 'survives' }, 20_000);
       await expect.poll(() => output.includes('took-job'), { timeout: 10_000 }).toBe(true);
       await stopProcessTree(child, { signal: 'SIGKILL' });
-      survivor = startBullWorker(echoHandler, { url: url(), redisPrefix: prefix, concurrency: 1, lockDurationMs: 1_000 });
+      survivor = startBullWorker(echoHandler, { url: url(), redisPrefix: prefix, concurrency: 1, takeoverMs: 2_000 });
       await expect(answer).resolves.toEqual({ value: 'SURVIVES' });
     } finally {
       await stopProcessTree(child, { signal: 'SIGKILL' });
