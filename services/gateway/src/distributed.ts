@@ -3,7 +3,7 @@ import type { Config } from '@svc/config';
 import { QR_JOB, VERIFY_JOB } from '@svc/contracts';
 import { BullTransport } from '@svc/jobs/bullmq';
 import { createRedis } from '@svc/jobs/redis';
-import { createGatewayMetrics, createLogger, createRegistry } from '@svc/telemetry';
+import { createGatewayMetrics, createLogger, createRegistry, rateLimitedLog } from '@svc/telemetry';
 import { buildGateway, type GatewayApp } from './app.ts';
 import { serve } from './server.ts';
 import { RedisKeyStore } from './stores/redis-key-store.ts';
@@ -21,8 +21,9 @@ export async function buildDistributedGateway(config: Config): Promise<Distribut
   const url = config.REDIS_URL;
   if (url === undefined) throw new Error('REDIS_URL is required for the distributed gateway; `npm start` without it runs embedded mode.');
   const registry = createRegistry({ service: 'gateway' });
-  const redis = createRedis(url, 'request', 'gateway-store');
-  const transport = await BullTransport.create({ url, redisPrefix: config.REDIS_PREFIX, kinds: [QR_JOB, VERIFY_JOB] });
+  const logger = createLogger(config.LOG_LEVEL, 'gateway');
+  const redis = createRedis(url, 'request', 'gateway-store', rateLimitedLog(logger));
+  const transport = await BullTransport.create({ url, redisPrefix: config.REDIS_PREFIX, kinds: [QR_JOB, VERIFY_JOB], logger });
   const keys = new RedisKeyStore(redis, config.REDIS_PREFIX);
   const gateway = await buildGateway({
     config,
@@ -32,7 +33,7 @@ export async function buildDistributedGateway(config: Config): Promise<Distribut
     rateLimitRedis: redis,
     metrics: createGatewayMetrics(registry),
     renderMetrics: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
-    logger: createLogger(config.LOG_LEVEL, 'gateway'),
+    logger,
   });
   return { gateway, keys, transport, closers: [() => transport.close(), async () => void (await redis.quit())] };
 }

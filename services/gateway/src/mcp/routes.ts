@@ -1,23 +1,19 @@
 /**
  * The tool servers over stateless Streamable HTTP (`POST /api/mcp/email-verify`, `POST /api/mcp/qr`).
- * Everything the REST routes get from the gateway happens before the SDK sees the request:
- * the key check (401 with its challenge), the operation of a `tools/call` and its rate limit
- * (a 429 in the contract's format with Retry-After, the budget shared with REST). Only then is
- * the raw response handed to a fresh server and transport; a successful tool call is metered
- * inside the tool, which writes the cost headers before the SDK writes its answer.
+ * Everything the REST routes get from the gateway happens before the SDK sees the request, from
+ * the route's configuration: the key check (401 with its challenge), the cost header, and for a
+ * `tools/call` its operation and rate limit (a 429 in the contract's format with Retry-After,
+ * the budget shared with REST). Only then is the raw response handed to a fresh server and
+ * transport; a successful tool call is metered inside the tool, before the SDK writes its answer.
+ * Other methods are 405 with `Allow: POST`, in the contract's error format like every route.
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { JobRunner } from '../operation.ts';
-import { requireKey } from '../plugins/auth.ts';
-import { toApiError } from '../plugins/errors.ts';
-import { COST_HEADER } from '../plugins/metering.ts';
+import { internalError } from '../errors/api-errors.ts';
+import { callOf, type JobRunner } from '../operation.ts';
 import { TOOL_SERVERS, createToolServer, type ToolServerDef } from './servers.ts';
 import { toolCallOperation } from './tool-call.ts';
 import type { ToolContext } from './tool-result.ts';
-
-/** The SDK's stateless example answers GET (no server-sent event stream) and DELETE (no session) so. */
-const METHOD_NOT_ALLOWED = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null } as const;
 
 /** Fastify writes its headers only when it sends; a hijacked reply needs them on the raw response. */
 function copyHeadersToRaw(reply: FastifyReply): void {
@@ -33,18 +29,13 @@ async function serve(
 ): Promise<void> {
   const context: ToolContext = {
     runner,
-    requestId: request.id,
+    call: callOf(request),
     log: request.log,
-    charge: async (operation) => {
-      const charged = await app.charge(request, reply, operation);
-      copyHeadersToRaw(reply);
-      return charged;
-    },
+    charge: (operation) => app.charge(request, reply, operation),
   };
   const server = createToolServer(definition, context);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   reply.hijack();
-  reply.header(COST_HEADER, '0');
   copyHeadersToRaw(reply);
   reply.raw.on('close', () => {
     void transport.close();
@@ -59,25 +50,18 @@ async function serve(
     request.log.error({ err: error }, 'tool server failed');
     if (!reply.raw.headersSent) {
       reply.raw.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
-      reply.raw.end(JSON.stringify(toApiError(error instanceof Error ? error : new Error(String(error)), request.id).toBody()));
+      reply.raw.end(JSON.stringify(internalError(request.id).toBody()));
     }
   }
 }
 
 export function mcpRoutes(app: FastifyInstance, options: { runner: JobRunner }, done: (error?: Error) => void): void {
-  // Like every metered route, each answer carries its cost: 401, 429 and the free methods cost 0.
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (!reply.hasHeader(COST_HEADER)) reply.header(COST_HEADER, '0');
-    return payload;
-  });
-
   for (const definition of TOOL_SERVERS) {
-    const url = `/api/mcp/${definition.name}`;
     app.post(
-      url,
+      `/api/mcp/${definition.name}`,
       {
         schema: { hide: true },
-        onRequest: requireKey,
+        config: { auth: 'key', toolOperations: definition.operations },
         preHandler: async (request, reply) => {
           const operation = toolCallOperation(request.body, definition.operations);
           if (operation === undefined) return;
@@ -87,12 +71,6 @@ export function mcpRoutes(app: FastifyInstance, options: { runner: JobRunner }, 
       },
       (request, reply) => serve(app, options.runner, definition, request, reply),
     );
-    app.route({
-      method: ['GET', 'DELETE'],
-      url,
-      schema: { hide: true },
-      handler: async (_request, reply) => reply.code(405).header('Allow', 'POST').type('application/json').send(METHOD_NOT_ALLOWED),
-    });
   }
   done();
 }

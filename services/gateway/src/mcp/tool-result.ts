@@ -7,16 +7,18 @@
 import { formatUsd, type ApiError, type OperationId } from '@svc/contracts';
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
-import type { JobRunner } from '../operation.ts';
+import { CallerGoneError } from '@svc/jobs';
+import { isBug, toApiError } from '../errors/api-errors.ts';
+import type { CallContext, JobRunner } from '../operation.ts';
 import type { ChargeResult } from '../plugins/metering.ts';
-import { toApiError } from '../plugins/errors.ts';
 
 /** What a tool needs from the HTTP request that carries its call. */
 export interface ToolContext {
   runner: JobRunner;
-  requestId: string;
+  /** The request id and the signal that the caller has left. */
+  call: CallContext;
   log: FastifyBaseLogger;
-  /** Meters this successful call and puts its cost headers on the HTTP response. */
+  /** Meters this successful call and puts its cost headers on the HTTP response (not once the caller left). */
   charge(operation: OperationId): Promise<ChargeResult>;
 }
 
@@ -42,8 +44,14 @@ export async function runTool(context: ToolContext, operation: OperationId, work
       _meta: { costUsd: formatUsd(charged.costMicroUsd), freeRemaining: charged.freeRemaining },
     };
   } catch (error) {
-    const apiError = toApiError(error instanceof Error ? error : new Error(String(error)), context.requestId);
-    if (apiError.status >= 500) context.log.error({ err: apiError.cause ?? error, code: apiError.code, operation }, 'tool call failed');
+    if (error instanceof CallerGoneError) {
+      // Nobody reads this result: the HTTP request that carried the call is closed.
+      context.log.info({ operation }, 'the caller left before the tool result was ready; not billed');
+      return errorResult(toApiError(error, context.call.requestId));
+    }
+    const apiError = toApiError(error, context.call.requestId);
+    if (isBug(apiError)) context.log.error({ err: error, code: apiError.code, operation }, 'tool call failed');
+    else if (apiError.status >= 500) context.log.warn({ code: apiError.code, operation }, apiError.message);
     else context.log.info({ code: apiError.code, operation }, apiError.message);
     return errorResult(apiError);
   }

@@ -2,9 +2,9 @@ import { ApiError, QR_JOB, qrQuerySchema, qrValidationError, wifiQuerySchema, ty
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { errorResponses } from '../openapi-schemas.ts';
-import type { JobRunner } from '../operation.ts';
+import { callOf, type JobRunner } from '../operation.ts';
 import { validated } from '../plugins/validation.ts';
-import { BEARER_SECURITY, operationGuards } from './guards.ts';
+import { BEARER_SECURITY } from './guards.ts';
 
 const QR_ROUTES: Array<{ url: string; operation: OperationId; query: z.ZodType; summary: string; description: string }> = [
   {
@@ -28,8 +28,7 @@ export function qrRoutes(app: FastifyInstance, options: { runner: JobRunner }, d
     app.get(
       route.url,
       {
-        config: { operation: route.operation },
-        onRequest: operationGuards(app, route.operation),
+        config: { operation: route.operation, auth: 'key' },
         schema: {
           tags: ['qr'],
           summary: route.summary,
@@ -40,7 +39,7 @@ export function qrRoutes(app: FastifyInstance, options: { runner: JobRunner }, d
         },
       },
       async (request, reply) => {
-        const result = await options.runner.run(route.operation, QR_JOB, request.query as QrJobPayload, request.id);
+        const result = await options.runner.run(route.operation, QR_JOB, request.query as QrJobPayload, callOf(request));
         if (!result.ok) throw new ApiError(result.error.error, result.error.message, { details: result.error.details });
         await app.charge(request, reply, route.operation);
         return reply.type(result.contentType).send(result.body);

@@ -3,7 +3,6 @@ import { unavailableError } from '@svc/jobs';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { errorResponses } from '../openapi-schemas.ts';
-import { requireKey } from '../plugins/auth.ts';
 import type { Meter } from '../stores/meter.ts';
 import { BEARER_SECURITY } from './guards.ts';
 
@@ -28,7 +27,7 @@ export function usageRoutes(
   app.get(
     '/v1/usage',
     {
-      onRequest: [requireKey],
+      config: { auth: 'key' },
       schema: {
         tags: ['account'],
         summary: "The caller's usage this month (not metered)",
