@@ -141,6 +141,8 @@ export class BullTransport implements JobTransport {
         if (channel.waiters.has(jobId)) void channel.queue.remove(jobId).catch(() => undefined);
         throw error;
       }
+      // A worker giving up at the deadline (its signal aborted) is the deadline, not a failure.
+      if (Date.now() >= envelope.deadlineAt) throw deadlineError();
       throw jobFailedError(options.requestId, error);
     } finally {
       clearTimeout(timer);

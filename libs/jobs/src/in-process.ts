@@ -43,6 +43,8 @@ export class InProcessTransport implements JobTransport {
       return kind.result.parse(result);
     } catch (error) {
       if (error instanceof ApiError || error instanceof CallerGoneError) throw error;
+      // A handler giving up at the deadline (its signal aborted) is the deadline, not a failure.
+      if (Date.now() >= envelope.deadlineAt) throw deadlineError();
       throw jobFailedError(options.requestId, error);
     } finally {
       clearTimeout(timer);
