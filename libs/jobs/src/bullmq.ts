@@ -258,7 +258,8 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
   worker.on('failed', (job, error) => {
     log?.warn({ jobId: job?.id, requestId: job?.data.requestId, attempt: job?.attemptsStarted, reason: error.message }, 'job failed');
   });
-  worker.on('stalled', (jobId) => log?.warn({ jobId }, 'job stalled (its worker stopped renewing the lock); moved back to wait'));
+  // Its worker stopped renewing the lock (crashed, or an event loop blocked for half a lock duration).
+  worker.on('stalled', (jobId) => log?.warn({ jobId, movedTo: 'wait' }, 'job stalled'));
   worker.on('closed', () => void connection.quit().catch(() => undefined));
   return worker;
 }

@@ -91,7 +91,16 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
   });
   server.requestTimeout = 10_000;
   await new Promise<void>((resolve) => server.listen(config.WORKER_METRICS_PORT, config.WORKER_METRICS_HOST, resolve));
-  logger.info({ queues: options.handlers.map((handler) => handler.kind.name), port: config.WORKER_METRICS_PORT }, 'worker started');
+  const address = server.address();
+  logger.info(
+    {
+      queues: options.handlers.map((handler) => handler.kind.name),
+      // The id in each job-lock token, so an operator can tell which process holds which job.
+      workerIds: workers.map((worker) => worker.id),
+      port: typeof address === 'object' && address !== null ? address.port : config.WORKER_METRICS_PORT,
+    },
+    'worker started',
+  );
 
   let closing: Promise<void> | undefined;
   const close = () => {
