@@ -8,13 +8,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, QueueEvents, type Worker } from 'bullmq';
 import { createRedis } from '@svc/jobs/redis';
 import { ApiError } from '@svc/contracts';
-import { InProcessTransport, type JobTransport } from '@svc/jobs';
+import { CallerGoneError, InProcessTransport, registerHandler, type JobTransport } from '@svc/jobs';
 import { BullTransport, bullPrefix, startBullWorker } from '@svc/jobs/bullmq';
 import { dropPrefix, spawnNode, startTcpProxy, stopProcessTree, testRedisUrl, uniquePrefix } from '@svc/testkit';
 import { ECHO_JOB, echoHandler, type EchoPayload } from './fixtures/echo-job.ts';
 
 const submit = (transport: JobTransport, payload: EchoPayload, deadlineMs = 5_000) =>
   transport.submit(ECHO_JOB, payload as never, { deadlineMs, requestId: 'req-1' });
+
+const submitLeaving = (transport: JobTransport, afterMs: number) =>
+  transport.submit(ECHO_JOB, { value: 'gone' } as never, {
+    deadlineMs: 5_000,
+    requestId: 'req-gone',
+    callerGone: AbortSignal.timeout(afterMs),
+  });
 
 async function rejection(promise: Promise<unknown>): Promise<ApiError> {
   const error = await promise.then(
@@ -60,11 +67,40 @@ function sharedContract(name: string, make: () => Promise<{ transport: JobTransp
       expect(Date.now() - started).toBeLessThan(1_500);
     });
 
+    it('a caller that leaves ends its wait at once with CallerGoneError', async () => {
+      const started = Date.now();
+      const wait = transport.submit(ECHO_JOB, { value: 'gone', delayMs: 3_000 } as never, {
+        deadlineMs: 5_000,
+        requestId: 'req-gone',
+        callerGone: AbortSignal.timeout(200),
+      });
+      await expect(wait).rejects.toBeInstanceOf(CallerGoneError);
+      expect(Date.now() - started).toBeLessThan(2_000);
+    });
+
     it('reports ready', async () => {
       await expect(transport.isReady()).resolves.toBe(true);
     });
   });
 }
+
+describe('in-process: a caller that leaves cancels its job', () => {
+  it("the handler's signal aborts", async () => {
+    let aborted = false;
+    const watching = registerHandler(ECHO_JOB, (_payload, context) => {
+      return new Promise((resolve) =>
+        context.signal.addEventListener('abort', () => {
+          aborted = true;
+          resolve({ value: 'late' });
+        }),
+      );
+    });
+    const transport = new InProcessTransport([watching]);
+    await expect(submitLeaving(transport, 100)).rejects.toBeInstanceOf(CallerGoneError);
+    expect(aborted).toBe(true);
+    await transport.close();
+  });
+});
 
 sharedContract('in-process', () => {
   const transport = new InProcessTransport([echoHandler]);
@@ -130,6 +166,20 @@ describe('bullmq: failure behaviour', () => {
       await worker.close();
       await events.close();
       await queue.close();
+      await dropPrefix(url(), prefix);
+    }
+  });
+
+  it('a caller that leaves while its job is still queued: the job is removed with its payload', async () => {
+    const prefix = uniquePrefix('gone');
+    const transport = await BullTransport.create({ url: url(), redisPrefix: prefix, kinds: [ECHO_JOB] });
+    try {
+      const wait = submitLeaving(transport, 300);
+      await expect(wait).rejects.toBeInstanceOf(CallerGoneError);
+      const queue = transport.queues()[0]!;
+      await expect.poll(async () => (await queue.getJobCounts('waiting')).waiting, { timeout: 5_000 }).toBe(0);
+    } finally {
+      await transport.close();
       await dropPrefix(url(), prefix);
     }
   });

@@ -4,15 +4,17 @@
  * the route's configuration: the key check (401 with its challenge), the cost header, and for a
  * `tools/call` its operation and rate limit (a 429 in the contract's format with Retry-After,
  * the budget shared with REST). Only then is the raw response handed to a fresh server and
- * transport; a successful tool call is metered inside the tool, before the SDK writes its answer.
+ * transport; a successful tool call is metered inside the tool, before the SDK writes its answer,
+ * unless its client has left or cancelled it.
  * Other methods are 405 with `Allow: POST`, in the contract's error format like every route.
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { internalError } from '../errors/api-errors.ts';
 import { callOf, type JobRunner } from '../operation.ts';
+import { InFlightToolCalls } from './cancellation.ts';
 import { TOOL_SERVERS, createToolServer, type ToolServerDef } from './servers.ts';
-import { toolCallOperation } from './tool-call.ts';
+import { toolCallId, toolCallOperation } from './tool-call.ts';
 import type { ToolContext } from './tool-result.ts';
 
 /** Fastify writes its headers only when it sends; a hijacked reply needs them on the raw response. */
@@ -56,6 +58,7 @@ async function serve(
 }
 
 export function mcpRoutes(app: FastifyInstance, options: { runner: JobRunner }, done: (error?: Error) => void): void {
+  const inFlight = new InFlightToolCalls();
   for (const definition of TOOL_SERVERS) {
     app.post(
       `/api/mcp/${definition.name}`,
@@ -63,10 +66,16 @@ export function mcpRoutes(app: FastifyInstance, options: { runner: JobRunner }, 
         schema: { hide: true },
         config: { auth: 'key', toolOperations: definition.operations },
         preHandler: async (request, reply) => {
+          const keyId = request.identity.key?.id;
+          if (keyId === undefined) return;
+          // A client aborting one of its calls says so in a POST of its own (see cancellation.ts).
+          const cancelled = inFlight.cancel(keyId, request.body);
+          if (cancelled > 0) request.log.info({ cancelled }, 'tool call cancelled by its client');
           const operation = toolCallOperation(request.body, definition.operations);
           if (operation === undefined) return;
           request.operation = operation;
           await app.limiters[operation]?.(request, reply);
+          inFlight.track(keyId, toolCallId(request.body), reply);
         },
       },
       (request, reply) => serve(app, options.runner, definition, request, reply),
