@@ -148,6 +148,26 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     }
   });
 
+  it("the tool servers' HTTP-level refusals are in the error format too, with cost 0", async () => {
+    const post = (body: string, accept = 'application/json, text/event-stream') =>
+      rawRequest(
+        server.baseUrl,
+        `POST /api/mcp/qr HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.key}\r\nContent-Type: application/json\r\n` +
+          `Accept: ${accept}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    for (const response of [
+      await post('{"not":"json-rpc"}'),
+      await post('{"jsonrpc":"2.0","id":1}'),
+      await post('42'),
+      await post(ping, 'text/html'),
+    ]) {
+      expectContractError(response, 400, 'invalid_request');
+      expect(response.headers.get('x-service-cost')).toBe('0');
+    }
+    expect((await post(ping)).status).toBe(200);
+  });
+
   // The verifier's handling of these is being fixed on another branch: this test pins the
   // contract and fails until that fix is merged (today the lone surrogate is a 500 for the batch).
   it('any string is a batch result: a lone surrogate, NUL, a bidi mark; no domain is looked up for a syntax failure', async () => {

@@ -52,12 +52,6 @@ export function outcomeOf(status: number): CallOutcome {
 const isMeteredRoute = (config: { operation?: unknown; toolOperations?: unknown } | undefined): boolean =>
   config?.operation !== undefined || config?.toolOperations !== undefined;
 
-/** Sets a header on the reply and, once the reply is hijacked (tool servers), on the raw response. */
-function setHeader(reply: FastifyReply, name: string, value: string): void {
-  reply.header(name, value);
-  if (reply.sent && !reply.raw.headersSent) reply.raw.setHeader(name, value);
-}
-
 function meteringPlugin(app: FastifyInstance, options: MeteringOptions, done: (error?: Error) => void): void {
   const { metrics } = options;
   /** Requests whose charge was decided (the caller was there when the answer was ready). */
@@ -79,8 +73,8 @@ function meteringPlugin(app: FastifyInstance, options: MeteringOptions, done: (e
     }
     const costMicroUsd = charge.billable ? OPERATIONS[operation].priceMicroUsd : 0;
     metrics.cost.inc({ operation }, costMicroUsd / 1_000_000);
-    setHeader(reply, COST_HEADER, formatUsd(costMicroUsd));
-    setHeader(reply, FREE_REMAINING_HEADER, String(charge.freeRemaining));
+    reply.header(COST_HEADER, formatUsd(costMicroUsd));
+    reply.header(FREE_REMAINING_HEADER, String(charge.freeRemaining));
     return { costMicroUsd, freeRemaining: charge.freeRemaining };
   });
 
@@ -92,8 +86,6 @@ function meteringPlugin(app: FastifyInstance, options: MeteringOptions, done: (e
 
   app.addHook('onRequest', async (request, reply) => {
     if (!isMeteredRoute(request.routeOptions.config)) return;
-    // Set now, not on send: a tool server's reply is hijacked and takes its headers from here.
-    reply.header(COST_HEADER, '0');
     if (request.method === 'HEAD' && request.routeOptions.config.operation !== undefined) {
       reply.header('Allow', 'GET');
       return sendError(reply, new ApiError('method_not_allowed', `HEAD is not allowed on ${request.routeOptions.url}; use GET.`));
@@ -107,7 +99,8 @@ function meteringPlugin(app: FastifyInstance, options: MeteringOptions, done: (e
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    if (!reply.hasHeader(COST_HEADER) && meteredPaths.has(request.url.split('?')[0] ?? '')) reply.header(COST_HEADER, '0');
+    const metered = isMeteredRoute(request.routeOptions.config) || meteredPaths.has(request.url.split('?')[0] ?? '');
+    if (metered && !reply.hasHeader(COST_HEADER)) reply.header(COST_HEADER, '0');
     return payload;
   });
 
