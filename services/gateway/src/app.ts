@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { loggerOptions } from '@svc/telemetry';
-import { clientErrorHandler } from './errors/client-errors.ts';
+import { clientErrorHandler, frameworkErrorHandler, refuseConnect, watchResponses } from './errors/client-errors.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { createJobRunner } from './operation.ts';
 import authPlugin from './plugins/auth.ts';
@@ -58,9 +58,16 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
     connectionTimeout: 0,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    // What Node's HTTP parser refuses (431, malformed request lines, 408) in the contract's format.
+    // What Node's HTTP parser (431, malformed request lines, 408) and the router (undecodable
+    // paths) refuse, in the contract's format.
     clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
   });
+  // An Expect other than 100-continue is ignored (RFC 9110 §10.1.1 allows it): without this
+  // listener Node answers 417 itself, outside the contract's format.
+  app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response));
+  app.server.on('connect', refuseConnect.bind(app));
+  watchResponses(app.server);
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(plainSerializerCompiler);
   // Only JSON bodies are accepted: a text body is 415, not a string to validate.

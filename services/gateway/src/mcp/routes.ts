@@ -17,6 +17,7 @@ import { callOf, type JobRunner } from '../operation.ts';
 import { InFlightToolCalls } from './cancellation.ts';
 import { TOOL_SERVERS, createToolServer, type ToolServerDef } from './servers.ts';
 import { toolCallId, toolCallOperation } from './tool-call.ts';
+import { withContractToolErrors } from './tool-result.ts';
 
 /** The request headers the SDK's transport reads. */
 const FORWARDED_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
@@ -65,7 +66,7 @@ async function serve(
     if (response.status >= 400) throw protocolRefusal(response.status, body);
     const type = response.headers.get('content-type');
     if (type !== null) reply.type(type);
-    return await reply.code(response.status).send(body === '' ? undefined : body);
+    return await reply.code(response.status).send(body === '' ? undefined : withContractToolErrors(body, request.id));
   } finally {
     await transport.close();
     await server.close();

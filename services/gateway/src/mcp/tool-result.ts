@@ -4,7 +4,7 @@
  * input or a failed job alike, is a tool result with `isError: true` whose text is the
  * contract's error object, never a protocol error and never a stack trace.
  */
-import { formatUsd, type ApiError, type OperationId } from '@svc/contracts';
+import { ApiError, formatUsd, type OperationId } from '@svc/contracts';
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { CallerGoneError } from '@svc/jobs';
@@ -55,4 +55,50 @@ export async function runTool(context: ToolContext, operation: OperationId, work
     else context.log.info({ code: apiError.code, operation }, apiError.message);
     return errorResult(apiError);
   }
+}
+
+interface RpcResponse {
+  result?: { isError?: unknown; content?: Array<{ type?: unknown; text?: unknown }> };
+}
+
+/** What the SDK says itself when a call never reaches a tool, as the contract's error. */
+function sdkToolError(text: string, requestId: string): ApiError {
+  const unknownTool = /Tool (.*) not found$/.exec(text)?.[1];
+  if (unknownTool !== undefined) return new ApiError('not_found', `No tool \`${unknownTool}\` on this server; tools/list names its tools.`);
+  if (/Input validation error|Invalid arguments/.test(text)) {
+    return new ApiError('invalid_request', 'The tool arguments must be a JSON object of the parameters the tool documents.');
+  }
+  return toApiError(new Error(text), requestId);
+}
+
+const isErrorBody = (text: string): boolean => {
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown; message?: unknown };
+    return typeof parsed.error === 'string' && typeof parsed.message === 'string';
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Every failed tool result in a JSON-RPC answer carries the contract's error object: those of our
+ * tools already do; the SDK's own (an unknown tool, arguments that are not an object) are
+ * rewritten here, at the edge.
+ */
+export function withContractToolErrors(body: string, requestId: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  let changed = false;
+  for (const message of (Array.isArray(parsed) ? parsed : [parsed]) as RpcResponse[]) {
+    const result = message?.result;
+    const first = result?.content?.[0];
+    if (result?.isError !== true || typeof first?.text !== 'string' || isErrorBody(first.text)) continue;
+    result.content = [textContent(JSON.stringify(sdkToolError(first.text, requestId).toBody()))];
+    changed = true;
+  }
+  return changed ? JSON.stringify(parsed) : body;
 }
