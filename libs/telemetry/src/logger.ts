@@ -1,4 +1,4 @@
-import { pino, stdSerializers, type Logger, type LoggerOptions } from 'pino';
+import { pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 /**
  * Paths that must never reach a log line: credentials in headers, API keys in bodies or
@@ -111,8 +111,9 @@ export function loggerOptions(level: string, name: string): LoggerOptions {
   };
 }
 
-export function createLogger(level: string, name: string): Logger {
-  return pino(loggerOptions(level, name));
+/** A logger to stdout, or to `destination` (tests read what a component logs). */
+export function createLogger(level: string, name: string, destination?: DestinationStream): Logger {
+  return destination === undefined ? pino(loggerOptions(level, name)) : pino(loggerOptions(level, name), destination);
 }
 
 export type LogLevel = 'warn' | 'error';
