@@ -19,15 +19,27 @@ interface Usage {
   operations: Record<string, { calls: number; billableCalls: number; freeRemaining: number; costUsd: string }>;
 }
 
-let rig: MailRig;
-beforeAll(async () => {
-  rig = await startMailRig('gone.test', '127.0.0.83', USERS);
-  Object.assign(rig.smtp.script, SLOW);
-});
-afterAll(async () => rig?.close());
+const MODES: Mode[] = ['embedded', 'distributed'];
+/** Per mode, its own mail server (the jobs' end is read from its sessions) and gateway. */
+const worlds = new Map<Mode, { rig: MailRig; server: TestServer }>();
 
-const usageOf = async (server: TestServer, key: string) =>
-  ((await call(server, '/v1/usage', { key })).json() as Usage).operations['email-verify.batch'];
+beforeAll(async () => {
+  for (const [index, mode] of MODES.entries()) {
+    const rig = await startMailRig('gone.test', `127.0.0.${83 + 3 * index}`, USERS);
+    Object.assign(rig.smtp.script, SLOW);
+    const server = await startServer(mode, { env: { ...rig.env, VERIFY_RESULT_CACHE_TTL_S: '0', FREE_ALLOWANCE_EMAIL_VERIFY_BATCH: '1' } });
+    worlds.set(mode, { rig, server });
+  }
+});
+afterAll(async () => {
+  for (const { rig, server } of worlds.values()) {
+    await server.close();
+    await rig.close();
+  }
+});
+
+const usageOf = async (server: TestServer) =>
+  ((await call(server, '/v1/usage', { key: server.key })).json() as Usage).operations['email-verify.batch'];
 
 async function clientGoneCount(server: TestServer): Promise<number> {
   const text = (await call(server, '/metrics')).text;
@@ -38,83 +50,85 @@ async function clientGoneCount(server: TestServer): Promise<number> {
 }
 
 /** Waits until the mail server has seen `sessions` sessions and none is open any more: the jobs have ended. */
-async function jobsEnded(sessions: number): Promise<number> {
+async function jobsEnded(rig: MailRig, sessions: number): Promise<number> {
   const started = Date.now();
   await expect.poll(() => rig.smtp.connections >= sessions && rig.smtp.open === 0, { timeout: 15_000, interval: 50 }).toBe(true);
   return Date.now() - started;
 }
 
-describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer(mode, {
-      env: { ...rig.env, VERIFY_RESULT_CACHE_TTL_S: '0', FREE_ALLOWANCE_EMAIL_VERIFY_BATCH: '1' },
-    });
-  });
-  afterAll(async () => server?.close());
-
-  const batch = (signal?: AbortSignal) =>
-    call(server, '/v1/email-verify/verify/batch', {
-      key: server.key,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ emails: USERS }),
-      ...(signal === undefined ? {} : { signal }),
-    });
-
-  it('REST: a caller that aborts is not billed, uses no allowance, and counts as client_gone', { timeout: 30_000 }, async () => {
-    const connectionsBefore = rig.smtp.connections;
-    const before = await clientGoneCount(server);
-    const aborted = batch(AbortSignal.timeout(LEAVE_AFTER_MS));
-    await expect(aborted).rejects.toThrow();
-    const endedAfter = await jobsEnded(connectionsBefore + 1);
-    // In process the job is cancelled with its caller (its session ends at once, 1.6 s early);
-    // over BullMQ a running job runs to its end.
-    if (mode === 'embedded') expect(endedAfter).toBeLessThan(800);
-    await expect.poll(() => clientGoneCount(server)).toBe(before + 1);
-    expect(await usageOf(server, server.key)).toMatchObject({ calls: 0, billableCalls: 0, freeRemaining: 1, costUsd: '0' });
+const batch = (server: TestServer, signal?: AbortSignal) =>
+  call(server, '/v1/email-verify/verify/batch', {
+    key: server.key,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ emails: USERS }),
+    ...(signal === undefined ? {} : { signal }),
   });
 
-  it('tool: a cancelled call and a client that closes mid-call are not billed either', { timeout: 30_000 }, async () => {
-    const before = await clientGoneCount(server);
+async function restCallerLeaves(mode: Mode): Promise<void> {
+  const { rig, server } = worlds.get(mode)!;
+  const connectionsBefore = rig.smtp.connections;
+  const before = await clientGoneCount(server);
+  await expect(batch(server, AbortSignal.timeout(LEAVE_AFTER_MS))).rejects.toThrow();
+  const endedAfter = await jobsEnded(rig, connectionsBefore + 1);
+  // In process the job is cancelled with its caller (its session ends at once, 1.6 s early);
+  // over BullMQ a running job runs to its end.
+  if (mode === 'embedded') expect(endedAfter).toBeLessThan(800);
+  await expect.poll(() => clientGoneCount(server)).toBe(before + 1);
+  expect(await usageOf(server)).toMatchObject({ calls: 0, billableCalls: 0, freeRemaining: 1, costUsd: '0' });
+}
 
-    const cancelling = await connect(server, 'email-verify');
-    const connectionsBefore = rig.smtp.connections;
-    const cancelled = cancelling.client.callTool({ name: 'email-verify_verify-batch', arguments: { emails: USERS } }, undefined, {
-      signal: AbortSignal.timeout(LEAVE_AFTER_MS),
-    });
-    await expect(cancelled).rejects.toThrow();
-    await jobsEnded(connectionsBefore + 1);
-    await cancelling.close();
+async function toolCallerLeaves(mode: Mode): Promise<void> {
+  const { rig, server } = worlds.get(mode)!;
+  const before = await clientGoneCount(server);
+  const connectionsBefore = rig.smtp.connections;
 
-    const closing = await connect(server, 'email-verify');
-    const closed = closing.callTool('email-verify_verify-batch', { emails: USERS });
-    await new Promise((resolve) => setTimeout(resolve, LEAVE_AFTER_MS));
-    await closing.close();
-    await expect(closed).rejects.toThrow();
-    await jobsEnded(connectionsBefore + 2);
-
-    await expect.poll(() => clientGoneCount(server)).toBe(before + 2);
-    expect(await usageOf(server, server.key)).toMatchObject({ calls: 0, billableCalls: 0, freeRemaining: 1 });
+  const cancelling = await connect(server, 'email-verify');
+  const cancelled = cancelling.client.callTool({ name: 'email-verify_verify-batch', arguments: { emails: USERS } }, undefined, {
+    signal: AbortSignal.timeout(LEAVE_AFTER_MS),
   });
+  await expect(cancelled).rejects.toThrow();
+  await jobsEnded(rig, connectionsBefore + 1);
+  await cancelling.close();
 
-  it(
-    'a call answered 200 is billed exactly once (REST, then tool: the first uses the allowance, the second costs the price)',
-    { timeout: 30_000 },
-    async () => {
-      const rest = await batch();
-      expect(rest.status).toBe(200);
-      expect(rest.headers.get('x-service-cost')).toBe('0');
-      expect(rest.headers.get('x-service-free-remaining')).toBe('0');
-      const tools = await connect(server, 'email-verify');
-      try {
-        const result = await tools.callTool('email-verify_verify-batch', { emails: USERS });
-        expect(result.isError).toBeFalsy();
-        expect(result._meta).toEqual({ costUsd: '0.15', freeRemaining: 0 });
-      } finally {
-        await tools.close();
-      }
-      expect(await usageOf(server, server.key)).toEqual({ calls: 2, billableCalls: 1, freeRemaining: 0, costUsd: '0.15' });
+  const closing = await connect(server, 'email-verify');
+  const closed = closing.callTool('email-verify_verify-batch', { emails: USERS });
+  await new Promise((resolve) => setTimeout(resolve, LEAVE_AFTER_MS));
+  await closing.close();
+  await expect(closed).rejects.toThrow();
+  await jobsEnded(rig, connectionsBefore + 2);
+
+  await expect.poll(() => clientGoneCount(server)).toBe(before + 2);
+  expect(await usageOf(server)).toMatchObject({ calls: 0, billableCalls: 0, freeRemaining: 1 });
+}
+
+/** REST, then tool: the first uses the allowance, the second costs the price. */
+async function answeredCallsBilledOnce(mode: Mode): Promise<void> {
+  const { server } = worlds.get(mode)!;
+  const rest = await batch(server);
+  expect(rest.status).toBe(200);
+  expect(rest.headers.get('x-service-cost')).toBe('0');
+  expect(rest.headers.get('x-service-free-remaining')).toBe('0');
+  const tools = await connect(server, 'email-verify');
+  try {
+    const result = await tools.callTool('email-verify_verify-batch', { emails: USERS });
+    expect(result.isError).toBeFalsy();
+    expect(result._meta).toEqual({ costUsd: '0.15', freeRemaining: 0 });
+  } finally {
+    await tools.close();
+  }
+  expect(await usageOf(server)).toEqual({ calls: 2, billableCalls: 1, freeRemaining: 0, costUsd: '0.15' });
+}
+
+// The modes run side by side; within one, the steps run in order (they read one meter).
+describe.concurrent('billing on delivery', () => {
+  it.each(MODES)(
+    '%s: an aborted REST call, a cancelled tool call and a client closed mid-call cost nothing (client_gone); answered calls are billed once',
+    { timeout: 60_000 },
+    async (mode) => {
+      await restCallerLeaves(mode);
+      await toolCallerLeaves(mode);
+      await answeredCallsBilledOnce(mode);
     },
   );
 });

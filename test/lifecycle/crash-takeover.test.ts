@@ -92,7 +92,7 @@ const SCENARIOS: Scenario[] = [
     budgetMs: 3_000,
     concurrency: 24,
     env: { QR_WORKER_CONCURRENCY: '8' },
-    afterKillMs: 4_000,
+    afterKillMs: 3_000,
     send: async (server) => {
       const data = `https://example.com/${'crash-takeover/'.repeat(8)}${Math.random()}`;
       const response = await call(server, `/v1/qr/qr?data=${encodeURIComponent(data)}&scale=20`, { key: server.key });
@@ -106,7 +106,7 @@ const SCENARIOS: Scenario[] = [
     budgetMs: 10_000,
     concurrency: 6,
     env: { VERIFY_WORKER_CONCURRENCY: '4', VERIFY_MAX_CONNECTIONS_PER_HOST: '8', VERIFY_RESULT_CACHE_TTL_S: '0' },
-    afterKillMs: 10_000,
+    afterKillMs: 8_000,
     send: async (server) => {
       const response = await call(server, '/v1/email-verify/verify/batch', {
         key: server.key,
