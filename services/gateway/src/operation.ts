@@ -21,7 +21,7 @@ export interface JobRunner {
 }
 
 function outcomeOf(error: unknown): string {
-  if (error instanceof CallerGoneError) return 'caller_gone';
+  if (error instanceof CallerGoneError) return 'client_gone';
   const code = isApiError(error) ? error.code : 'internal_error';
   return code === 'timeout' ? 'timeout' : code === 'service_unavailable' ? 'unavailable' : 'failed';
 }
