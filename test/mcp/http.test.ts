@@ -61,13 +61,19 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     });
   });
 
-  it.each(['email-verify', 'qr'] as const)('%s: GET and DELETE answer 405 with Allow: POST and a JSON-RPC error', async (name) => {
-    for (const method of ['GET', 'DELETE']) {
+  // Streamable HTTP lets a stateless server refuse GET (no event stream) and DELETE (no session)
+  // with 405; the body is the contract's error, as on every route, and the cost header says 0.
+  it.each(['email-verify', 'qr'] as const)('%s: GET, DELETE and HEAD answer 405 with Allow: POST in the error format', async (name) => {
+    for (const method of ['GET', 'DELETE', 'PUT']) {
       const response = await call(server, `/api/mcp/${name}`, { method, key: server.key });
       expect(response.status).toBe(405);
       expect(response.headers.get('allow')).toBe('POST');
-      expect(response.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
+      expect(response.headers.get('x-service-cost')).toBe('0');
+      expect(response.json()).toEqual({ error: 'method_not_allowed', message: `${method} is not allowed on /api/mcp/${name}; use POST.` });
     }
+    const head = await fetch(`${server.baseUrl}/api/mcp/${name}`, { method: 'HEAD' });
+    expect(head.status).toBe(405);
+    expect(head.headers.get('allow')).toBe('POST');
   });
 
   describe('rate limits shared with REST', () => {

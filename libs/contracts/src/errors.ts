@@ -10,9 +10,12 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
+  /** The request line and headers, or the body, did not arrive in time (slow clients hold no connection). */
+  request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  /** The request line and headers exceed the HTTP parser's limit (16 KiB). */
   headers_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,

@@ -98,7 +98,19 @@ export const singleVerifyQuerySchema = z.object({ email: z.string().min(1).descr
 
 export const verifyJobPayloadSchema = z.object({ emails: z.array(z.string()).min(1).max(MAX_BATCH) });
 export type VerifyJobPayload = z.infer<typeof verifyJobPayloadSchema>;
-export const verifyJobResultSchema = z.object({ results: z.array(verifyResultSchema) });
+
+/**
+ * One result as the verify job answers it: everything but the address. Job results travel
+ * through Redis (BullMQ's completion events stay in its event stream after the job is gone), so
+ * they carry no address: a typo suggestion is its domain only, and the gateway puts the entries
+ * it submitted back (`publicResults`).
+ */
+export const verifyJobEntrySchema = verifyResultSchema
+  .omit({ email: true, didYouMean: true })
+  .extend({ didYouMeanDomain: z.string().optional().describe('The likely intended domain when a typo is detected.') })
+  .strict();
+export type VerifyJobEntry = z.infer<typeof verifyJobEntrySchema>;
+export const verifyJobResultSchema = z.object({ results: z.array(verifyJobEntrySchema) });
 export type VerifyJobResult = z.infer<typeof verifyJobResultSchema>;
 
 export const VERIFY_JOB: JobKind<VerifyJobPayload, VerifyJobResult> = {
@@ -106,6 +118,35 @@ export const VERIFY_JOB: JobKind<VerifyJobPayload, VerifyJobResult> = {
   payload: verifyJobPayloadSchema,
   result: verifyJobResultSchema,
 };
+
+/** A verifier's result as the job answers it: without its address, the suggestion as a domain. */
+export function toJobEntry(result: VerifyResult): VerifyJobEntry {
+  const { email: _email, didYouMean, ...rest } = result;
+  return didYouMean === undefined ? rest : { ...rest, didYouMeanDomain: didYouMean.slice(didYouMean.lastIndexOf('@') + 1) };
+}
+
+/** The address a suggestion stands for: the entry's own local part (as the verifier reads it) at the suggested domain. */
+function suggestedAddress(entry: string, domain: string): string {
+  const trimmed = entry.replace(/^[ \t]+|[ \t]+$/g, '');
+  return `${trimmed.slice(0, trimmed.lastIndexOf('@'))}@${domain}`;
+}
+
+/** The public results of a verify job: each entry exactly as submitted, in input order, with its result. */
+export function publicResults(emails: readonly string[], job: VerifyJobResult): VerifyResult[] {
+  if (job.results.length !== emails.length)
+    throw new Error(`verify job answered ${job.results.length} results for ${emails.length} entries`);
+  return job.results.map(({ didYouMeanDomain, ...rest }, index) => {
+    const email = emails[index]!;
+    return didYouMeanDomain === undefined ? { email, ...rest } : { email, ...rest, didYouMean: suggestedAddress(email, didYouMeanDomain) };
+  });
+}
+
+/** The public result of a single-address verify job. */
+export function publicResult(email: string, job: VerifyJobResult): VerifyResult {
+  const [result] = publicResults([email], job);
+  if (result === undefined) throw new Error('verify job answered no result');
+  return result;
+}
 
 export function buildBatchResponse(results: VerifyResult[]): BatchResponse {
   const summary = { deliverable: 0, risky: 0, undeliverable: 0 };

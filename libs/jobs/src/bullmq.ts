@@ -5,23 +5,35 @@
  * requests through a map keyed by job id (Job.waitUntilFinished would add two listeners per job,
  * which every event would then walk). Job ids are chosen before the add, so the waiter exists
  * before the job can possibly finish. The deadline travels inside the job: a wait timing out does
- * not cancel a BullMQ job, so workers drop jobs whose deadline has passed.
+ * not cancel a running job, so workers drop jobs whose deadline has passed. A job leaves Redis
+ * when it ends (its payload may hold addresses); one nobody waits for any more is removed while
+ * still queued.
  */
 import { randomUUID } from 'node:crypto';
 import { Queue, QueueEvents, UnrecoverableError, Worker, type Job } from 'bullmq';
 
 export type { Worker };
 import { ApiError } from '@svc/contracts';
+import { rateLimitedLog, type Logger, type RateLimitedLog } from '@svc/telemetry';
 import { createRedis, type Redis } from './redis.ts';
-import { runHandler, type JobEnvelope, type JobKind, type JobTransport, type RegisteredHandler, type SubmitOptions } from './transport.ts';
-import { deadlineError, jobFailedError, unavailableError } from './transport-errors.ts';
+import { lockTimingFor } from './takeover.ts';
+export { TAKEOVER_MS, lockTimingFor } from './takeover.ts';
+import {
+  runHandler,
+  whenAborted,
+  type JobEnvelope,
+  type JobKind,
+  type JobTransport,
+  type RegisteredHandler,
+  type SubmitOptions,
+} from './transport.ts';
+import { CallerGoneError, deadlineError, jobFailedError, unavailableError } from './transport-errors.ts';
 
-/** Completed jobs stay briefly (a late waiter can still read them), then go: no unbounded growth. */
-export const REMOVE_ON_COMPLETE = { age: 60, count: 1_000 } as const;
-export const REMOVE_ON_FAIL = { age: 24 * 3_600, count: 5_000 } as const;
 /** How long an enqueue may take before the request gives up with 503. */
 const ENQUEUE_TIMEOUT_MS = 2_000;
 const CLOSE_TIMEOUT_MS = 2_000;
+/** A job crashing its worker (a poison job) is retried this often, then failed. */
+const MAX_STALLED_COUNT = 2;
 
 export const bullPrefix = (redisPrefix: string): string => `${redisPrefix}:bull`;
 
@@ -53,6 +65,14 @@ export interface BullTransportOptions {
   redisPrefix: string;
   /** The kinds this gateway submits (only their queue names matter here). */
   kinds: ReadonlyArray<Pick<JobKind<unknown, unknown>, 'name'>>;
+  /** Where Redis and queue errors go (rate-limited); silent without. */
+  logger?: Logger;
+}
+
+/** Errors of a component that may repeat for the length of an outage: logged once per minute and kind. */
+export function reportErrors(report: RateLimitedLog | undefined, component: string, fields: Record<string, unknown> = {}) {
+  return (error: Error & { code?: string }): void =>
+    report?.('error', `${component}:${error.code ?? error.message}`, { ...fields, component, err: error }, `${component} error`);
 }
 
 export class BullTransport implements JobTransport {
@@ -66,16 +86,17 @@ export class BullTransport implements JobTransport {
 
   /** Connects and starts QueueEvents for every kind; resolves once they listen (before the first add). */
   static async create(options: BullTransportOptions): Promise<BullTransport> {
-    const client = createRedis(options.url, 'request', 'gateway');
-    const eventsClient = createRedis(options.url, 'blocking', 'gateway-events');
+    const report = options.logger === undefined ? undefined : rateLimitedLog(options.logger);
+    const client = createRedis(options.url, 'request', 'gateway', report);
+    const eventsClient = createRedis(options.url, 'blocking', 'gateway-events', report);
     const prefix = bullPrefix(options.redisPrefix);
     const channels = new Map<string, QueueChannel>();
     for (const kind of options.kinds) {
       const queue = new Queue(kind.name, { connection: client, prefix });
-      queue.on('error', () => undefined);
+      queue.on('error', reportErrors(report, 'queue', { queue: kind.name }));
       // QueueEvents duplicates the connection it is given (it blocks on XREAD).
       const events = new QueueEvents(kind.name, { connection: eventsClient, prefix, autorun: true });
-      events.on('error', () => undefined);
+      events.on('error', reportErrors(report, 'queue-events', { queue: kind.name }));
       channels.set(kind.name, new QueueChannel(queue, events));
     }
     const transport = new BullTransport(client, eventsClient, channels);
@@ -87,6 +108,7 @@ export class BullTransport implements JobTransport {
     const channel = this.channels.get(kind.name);
     if (channel === undefined) throw new Error(`no queue for job kind ${kind.name}`);
     if (this.client.status !== 'ready') throw unavailableError();
+    if (options.callerGone?.aborted === true) throw new CallerGoneError();
     const envelope: JobEnvelope<P> = {
       payload: kind.payload.parse(payload),
       deadlineAt: Date.now() + options.deadlineMs,
@@ -94,28 +116,37 @@ export class BullTransport implements JobTransport {
     };
     const jobId = randomUUID();
     const settled = new Promise<unknown>((resolve, reject) => channel.waiters.set(jobId, { resolve, reject }));
-    let timer: NodeJS.Timeout | undefined;
     try {
       await withTimeout(
-        channel.queue.add(kind.name, envelope, { jobId, removeOnComplete: REMOVE_ON_COMPLETE, removeOnFail: REMOVE_ON_FAIL, attempts: 1 }),
+        channel.queue.add(kind.name, envelope, { jobId, removeOnComplete: true, removeOnFail: true, attempts: 1 }),
         ENQUEUE_TIMEOUT_MS,
       );
     } catch (error) {
       channel.waiters.delete(jobId);
       throw unavailableError(error);
     }
+    let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(deadlineError()), Math.max(0, envelope.deadlineAt - Date.now()));
     });
+    const gone = whenAborted(options.callerGone, () => new CallerGoneError());
     try {
-      const raw = await Promise.race([settled, deadline]);
+      const raw = await Promise.race([settled, deadline, gone.promise]);
       if (Date.now() >= envelope.deadlineAt) throw deadlineError();
       return kind.result.parse(typeof raw === 'string' ? JSON.parse(raw) : raw);
     } catch (error) {
-      if (error instanceof ApiError) throw error;
+      // Nobody waits for it any more: a job still queued is removed, payload and all (a running
+      // one is locked, so this is a no-op, and it is removed when it ends).
+      if (error instanceof ApiError || error instanceof CallerGoneError) {
+        if (channel.waiters.has(jobId)) void channel.queue.remove(jobId).catch(() => undefined);
+        throw error;
+      }
+      // A worker giving up at the deadline (its signal aborted) is the deadline, not a failure.
+      if (Date.now() >= envelope.deadlineAt) throw deadlineError();
       throw jobFailedError(options.requestId, error);
     } finally {
       clearTimeout(timer);
+      gone.dispose();
       channel.waiters.delete(jobId);
     }
   }
@@ -159,35 +190,55 @@ export interface BullWorkerOptions {
   url: string;
   redisPrefix: string;
   concurrency: number;
-  /** How long a job's lock lives without renewal: a crashed worker's job is retried after it. */
-  lockDurationMs?: number;
+  /**
+   * How soon another worker takes over a job whose worker died; the lock and the stalled-job
+   * check are sized from it. Default: the queue's own budget (see takeover.ts).
+   */
+  takeoverMs?: number;
+  /** Job failures and stalls (warn, with job id, request id and queue) and Redis errors (rate-limited). */
+  logger?: Logger;
   /** Called after each job with its outcome, for metrics. */
   onJobDone?: (queue: string, outcome: 'completed' | 'failed' | 'expired', seconds: number) => void;
 }
 
+/** Why a job is dropped unrun: nobody waits for its answer any more. */
+export function expiredReason(job: Pick<Job, 'attemptsStarted' | 'stalledCounter'>): string {
+  return job.attemptsStarted > 1 || job.stalledCounter > 0
+    ? 'deadline passed before another worker could take over the job from one that stopped'
+    : 'deadline passed before a worker took the job';
+}
+
 /**
- * Starts a BullMQ worker for one kind. A crashed worker's jobs are retried by BullMQ's stalled-job
- * check (the lock below expires and another worker takes the job); a job whose deadline passed is
- * dropped as unrecoverable, since nobody is waiting for it any more.
+ * Starts a BullMQ worker for one kind. A crashed worker's jobs are taken over through BullMQ's
+ * stalled-job check: its lock lapses (the worker renews it at half its duration while alive),
+ * the next check moves the job back to wait, and any worker of the queue takes it. A job whose
+ * deadline passed is dropped as unrecoverable, since nobody is waiting for it any more.
  */
 export function startBullWorker(handler: RegisteredHandler, options: BullWorkerOptions): Worker {
+  const queue = handler.kind.name;
+  const log = options.logger?.child({ queue });
+  const report = options.logger === undefined ? undefined : rateLimitedLog(options.logger);
   // BullMQ duplicates this client for its blocking reads; both ride out Redis restarts.
-  const connection = createRedis(options.url, 'blocking', `worker-${handler.kind.name}`);
-  const worker = new Worker(
-    handler.kind.name,
+  const connection = createRedis(options.url, 'blocking', `worker-${queue}`, report);
+  const timing = lockTimingFor(queue, options.takeoverMs);
+  const worker = new Worker<JobEnvelope<unknown>>(
+    queue,
     async (job: Job<JobEnvelope<unknown>>) => {
       const started = performance.now();
       const envelope = job.data;
+      const context = { jobId: job.id, requestId: envelope.requestId, attempt: job.attemptsStarted };
       if (envelope.deadlineAt <= Date.now()) {
-        options.onJobDone?.(handler.kind.name, 'expired', 0);
-        throw new UnrecoverableError('deadline passed before a worker took the job');
+        options.onJobDone?.(queue, 'expired', 0);
+        throw new UnrecoverableError(expiredReason(job));
       }
+      log?.debug(context, 'job started');
       try {
         const result = await runHandler(handler.kind, handler.handle, envelope);
-        options.onJobDone?.(handler.kind.name, 'completed', (performance.now() - started) / 1_000);
+        options.onJobDone?.(queue, 'completed', (performance.now() - started) / 1_000);
+        log?.debug(context, 'job done');
         return result;
       } catch (error) {
-        options.onJobDone?.(handler.kind.name, 'failed', (performance.now() - started) / 1_000);
+        options.onJobDone?.(queue, 'failed', (performance.now() - started) / 1_000);
         throw error;
       }
     },
@@ -195,13 +246,20 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
       connection,
       prefix: bullPrefix(options.redisPrefix),
       concurrency: options.concurrency,
-      // Short locks so a crashed worker's job is picked up again while its caller still waits.
-      lockDuration: options.lockDurationMs ?? 10_000,
-      stalledInterval: Math.max(500, Math.floor((options.lockDurationMs ?? 10_000) / 2)),
-      maxStalledCount: 1,
+      lockDuration: timing.lockDurationMs,
+      stalledInterval: timing.stalledIntervalMs,
+      maxStalledCount: MAX_STALLED_COUNT,
+      // Whatever the job options say: nothing of a job stays in Redis once it ended.
+      removeOnComplete: { count: 0 },
+      removeOnFail: { count: 0 },
     },
   );
-  worker.on('error', () => undefined);
+  worker.on('error', reportErrors(report, 'worker', { queue }));
+  worker.on('failed', (job, error) => {
+    log?.warn({ jobId: job?.id, requestId: job?.data.requestId, attempt: job?.attemptsStarted, reason: error.message }, 'job failed');
+  });
+  // Its worker stopped renewing the lock (crashed, or an event loop blocked for half a lock duration).
+  worker.on('stalled', (jobId) => log?.warn({ jobId, movedTo: 'wait' }, 'job stalled'));
   worker.on('closed', () => void connection.quit().catch(() => undefined));
   return worker;
 }

@@ -1,11 +1,11 @@
 /**
  * Embedded mode's transport: the same contract as BullMQ, with handlers called in this process.
  * Payloads and results go through the same zod validation, so a job that would fail over Redis
- * fails here too.
+ * fails here too. A caller that leaves cancels its job: the handler's signal aborts.
  */
 import { ApiError } from '@svc/contracts';
-import { runHandler, type JobKind, type JobTransport, type RegisteredHandler, type SubmitOptions } from './transport.ts';
-import { deadlineError, jobFailedError } from './transport-errors.ts';
+import { runHandler, whenAborted, type JobKind, type JobTransport, type RegisteredHandler, type SubmitOptions } from './transport.ts';
+import { CallerGoneError, deadlineError, jobFailedError } from './transport-errors.ts';
 
 export class InProcessTransport implements JobTransport {
   readonly kind = 'in-process' as const;
@@ -26,7 +26,8 @@ export class InProcessTransport implements JobTransport {
     // Validate at the submitting end as BullMQ's transport does, before any work is queued.
     const checked = kind.payload.parse(payload);
     const envelope = { payload: checked, deadlineAt: Date.now() + options.deadlineMs, requestId: options.requestId };
-    const work = runHandler(handler.kind, handler.handle, envelope, this.shutdown.signal);
+    const stop = options.callerGone === undefined ? this.shutdown.signal : AbortSignal.any([this.shutdown.signal, options.callerGone]);
+    const work = runHandler(handler.kind, handler.handle, envelope, stop);
     this.inFlight.add(work);
     void work.catch(() => undefined).finally(() => this.inFlight.delete(work));
 
@@ -34,16 +35,20 @@ export class InProcessTransport implements JobTransport {
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(deadlineError()), options.deadlineMs);
     });
+    const gone = whenAborted(options.callerGone, () => new CallerGoneError());
     try {
-      const result = await Promise.race([work, deadline]);
+      const result = await Promise.race([work, deadline, gone.promise]);
       // A handler that gave up at the deadline may still return: that answer is too late.
       if (Date.now() >= envelope.deadlineAt) throw deadlineError();
       return kind.result.parse(result);
     } catch (error) {
-      if (error instanceof ApiError) throw error;
+      if (error instanceof ApiError || error instanceof CallerGoneError) throw error;
+      // A handler giving up at the deadline (its signal aborted) is the deadline, not a failure.
+      if (Date.now() >= envelope.deadlineAt) throw deadlineError();
       throw jobFailedError(options.requestId, error);
     } finally {
       clearTimeout(timer);
+      gone.dispose();
     }
   }
 

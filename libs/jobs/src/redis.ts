@@ -1,4 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import type { RateLimitedLog } from '@svc/telemetry';
 
 /**
  * Two kinds of Redis connection, because the two sides want opposite failure behaviour:
@@ -16,10 +17,15 @@ export function redisOptions(role: RedisRole): RedisOptions {
     : { maxRetriesPerRequest: null, enableOfflineQueue: true, connectTimeout: 5_000, retryStrategy: reconnect };
 }
 
-export function createRedis(url: string, role: RedisRole, name?: string): Redis {
+/**
+ * ioredis emits 'error' on every failed reconnect (without a listener Node would crash): with a
+ * `report`, each kind of error is logged once a minute with the connection's name.
+ */
+export function createRedis(url: string, role: RedisRole, name?: string, report?: RateLimitedLog): Redis {
   const client = new Redis(url, { ...redisOptions(role), connectionName: name });
-  // ioredis emits 'error' on every failed reconnect; without a listener Node would crash.
-  client.on('error', () => undefined);
+  client.on('error', (error: Error & { code?: string }) => {
+    report?.('error', `redis:${name}:${error.code ?? error.message}`, { component: 'redis', connection: name, err: error }, 'Redis error');
+  });
   return client;
 }
 

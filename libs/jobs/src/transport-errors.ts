@@ -13,3 +13,14 @@ export const jobFailedError = (requestId: string, cause?: unknown): ApiError =>
     details: { requestId },
     cause,
   });
+
+/**
+ * The caller closed its connection before the answer was ready: nobody waits any more, so the
+ * wait ends at once and nothing is billed. Not an ApiError: no answer will be sent.
+ */
+export class CallerGoneError extends Error {
+  constructor() {
+    super('the caller closed the connection before the answer was ready');
+    this.name = 'CallerGoneError';
+  }
+}

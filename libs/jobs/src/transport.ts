@@ -18,7 +18,7 @@ export interface JobEnvelope<P> {
 export interface JobContext {
   deadlineAt: number;
   requestId: string;
-  /** Aborted when the deadline passes or the worker shuts down. */
+  /** Aborted when the deadline passes, the worker shuts down or (in process) the caller is gone. */
   signal: AbortSignal;
 }
 
@@ -28,13 +28,19 @@ export interface SubmitOptions {
   /** How long the caller waits for the result. */
   deadlineMs: number;
   requestId: string;
+  /**
+   * Aborted when the caller is gone: the wait ends with CallerGoneError, and the job is
+   * cancelled where that is cheap (in process: its signal; over BullMQ: while still queued).
+   */
+  callerGone?: AbortSignal;
 }
 
 export interface JobTransport {
   readonly kind: 'in-process' | 'bullmq';
   /**
    * Resolves with the validated result, or rejects with an ApiError:
-   * `timeout` (deadline passed), `service_unavailable` (cannot enqueue), `internal_error` (job failed).
+   * `timeout` (deadline passed), `service_unavailable` (cannot enqueue), `internal_error` (job failed);
+   * or with CallerGoneError once `callerGone` aborts.
    */
   submit<P, R>(kind: JobKind<P, R>, payload: P, options: SubmitOptions): Promise<R>;
   /** Whether a job could be taken now (readiness probe). */
@@ -67,4 +73,16 @@ export async function runHandler<P, R>(
   const signal = outerSignal === undefined ? deadline : AbortSignal.any([deadline, outerSignal]);
   const result = await handle(payload, { deadlineAt: envelope.deadlineAt, requestId: envelope.requestId, signal });
   return kind.result.parse(result);
+}
+
+/** Settles when `signal` aborts (never when it is absent), for racing a wait against the caller. */
+export function whenAborted(signal: AbortSignal | undefined, error: () => Error): { promise: Promise<never>; dispose(): void } {
+  if (signal === undefined) return { promise: new Promise<never>(() => undefined), dispose: () => undefined };
+  let onAbort: () => void = () => undefined;
+  const promise = new Promise<never>((_, reject) => {
+    onAbort = () => reject(error());
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
 }

@@ -12,9 +12,9 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import { Queue, type Worker } from 'bullmq';
 import type { Registry } from 'prom-client';
 import type { Config } from '@svc/config';
-import { bullPrefix, startBullWorker } from './bullmq.ts';
+import { bullPrefix, reportErrors, startBullWorker } from './bullmq.ts';
 import type { RegisteredHandler } from './transport.ts';
-import { createWorkerMetrics, type Logger } from '@svc/telemetry';
+import { createWorkerMetrics, rateLimitedLog, type Logger } from '@svc/telemetry';
 import { createRedis } from './redis.ts';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed'] as const;
@@ -43,11 +43,13 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
     throw new Error('REDIS_URL is required for a worker process (embedded mode runs workers inside `npm start`).');
   const url = config.REDIS_URL;
   const metrics = createWorkerMetrics(registry);
+  const report = rateLimitedLog(logger);
   const workers = options.handlers.map((handler) => {
     const worker = startBullWorker(handler, {
       url,
       redisPrefix: config.REDIS_PREFIX,
       concurrency: options.concurrency,
+      logger,
       onJobDone: (queue, outcome, seconds) => metrics.jobDuration.observe({ queue, outcome }, seconds),
     });
     worker.on('active', (job) => {
@@ -73,12 +75,12 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
   }
 
   // Queue depth is read at scrape time, so an idle worker costs Redis nothing between scrapes.
-  const countsClient = createRedis(url, 'request', 'worker-metrics');
+  const countsClient = createRedis(url, 'request', 'worker-metrics', report);
   const queues = [
     ...options.handlers.map((handler) => handler.kind.name),
     ...(options.extraWorkers ?? []).map((worker) => worker.name),
   ].map((name) => new Queue(name, { connection: countsClient, prefix: bullPrefix(config.REDIS_PREFIX) }));
-  for (const queue of queues) queue.on('error', () => undefined);
+  for (const queue of queues) queue.on('error', reportErrors(report, 'queue', { queue: queue.name }));
   const collectDepth = async () => {
     await Promise.all(
       queues.map(async (queue) => {
@@ -125,7 +127,16 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
   });
   server.requestTimeout = 10_000;
   await new Promise<void>((resolve) => server.listen(config.WORKER_METRICS_PORT, config.WORKER_METRICS_HOST, resolve));
-  logger.info({ queues: options.handlers.map((handler) => handler.kind.name), port: config.WORKER_METRICS_PORT }, 'worker started');
+  const address = server.address();
+  logger.info(
+    {
+      queues: options.handlers.map((handler) => handler.kind.name),
+      // The id in each job-lock token, so an operator can tell which process holds which job.
+      workerIds: workers.map((worker) => worker.id),
+      port: typeof address === 'object' && address !== null ? address.port : config.WORKER_METRICS_PORT,
+    },
+    'worker started',
+  );
 
   const close = () => {
     closing ??= (async () => {

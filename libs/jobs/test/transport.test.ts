@@ -5,15 +5,23 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Worker } from 'bullmq';
+import { Queue, QueueEvents, type Worker } from 'bullmq';
+import { createRedis } from '@svc/jobs/redis';
 import { ApiError } from '@svc/contracts';
-import { InProcessTransport, type JobTransport } from '@svc/jobs';
-import { BullTransport, startBullWorker } from '@svc/jobs/bullmq';
+import { CallerGoneError, InProcessTransport, registerHandler, type JobTransport } from '@svc/jobs';
+import { BullTransport, bullPrefix, startBullWorker } from '@svc/jobs/bullmq';
 import { dropPrefix, spawnNode, startTcpProxy, stopProcessTree, testRedisUrl, uniquePrefix } from '@svc/testkit';
 import { ECHO_JOB, echoHandler, type EchoPayload } from './fixtures/echo-job.ts';
 
 const submit = (transport: JobTransport, payload: EchoPayload, deadlineMs = 5_000) =>
   transport.submit(ECHO_JOB, payload as never, { deadlineMs, requestId: 'req-1' });
+
+const submitLeaving = (transport: JobTransport, afterMs: number) =>
+  transport.submit(ECHO_JOB, { value: 'gone' } as never, {
+    deadlineMs: 5_000,
+    requestId: 'req-gone',
+    callerGone: AbortSignal.timeout(afterMs),
+  });
 
 async function rejection(promise: Promise<unknown>): Promise<ApiError> {
   const error = await promise.then(
@@ -59,11 +67,40 @@ function sharedContract(name: string, make: () => Promise<{ transport: JobTransp
       expect(Date.now() - started).toBeLessThan(1_500);
     });
 
+    it('a caller that leaves ends its wait at once with CallerGoneError', async () => {
+      const started = Date.now();
+      const wait = transport.submit(ECHO_JOB, { value: 'gone', delayMs: 3_000 } as never, {
+        deadlineMs: 5_000,
+        requestId: 'req-gone',
+        callerGone: AbortSignal.timeout(200),
+      });
+      await expect(wait).rejects.toBeInstanceOf(CallerGoneError);
+      expect(Date.now() - started).toBeLessThan(2_000);
+    });
+
     it('reports ready', async () => {
       await expect(transport.isReady()).resolves.toBe(true);
     });
   });
 }
+
+describe('in-process: a caller that leaves cancels its job', () => {
+  it("the handler's signal aborts", async () => {
+    let aborted = false;
+    const watching = registerHandler(ECHO_JOB, (_payload, context) => {
+      return new Promise((resolve) =>
+        context.signal.addEventListener('abort', () => {
+          aborted = true;
+          resolve({ value: 'late' });
+        }),
+      );
+    });
+    const transport = new InProcessTransport([watching]);
+    await expect(submitLeaving(transport, 100)).rejects.toBeInstanceOf(CallerGoneError);
+    expect(aborted).toBe(true);
+    await transport.close();
+  });
+});
 
 sharedContract('in-process', () => {
   const transport = new InProcessTransport([echoHandler]);
@@ -88,9 +125,28 @@ sharedContract('bullmq', async () => {
 describe('bullmq: failure behaviour', () => {
   const url = () => testRedisUrl();
 
-  it('with no worker, the request answers timeout at its deadline and a late worker drops the expired job', async () => {
+  it('with no worker, the request answers timeout at its deadline and its job leaves the queue, payload and all', async () => {
     const prefix = uniquePrefix('noworker');
     const transport = await BullTransport.create({ url: url(), redisPrefix: prefix, kinds: [ECHO_JOB] });
+    try {
+      const error = await rejection(submit(transport, { value: 'nobody' }, 500));
+      expect(error.code).toBe('timeout');
+      const queue = transport.queues()[0]!;
+      await expect.poll(async () => (await queue.getJobCounts('waiting', 'active', 'failed')).waiting, { timeout: 5_000 }).toBe(0);
+      const redis = createRedis(url(), 'blocking');
+      expect(await redis.keys(`${prefix}:bull:echo:*-*`)).toEqual([]);
+      redis.disconnect();
+    } finally {
+      await transport.close();
+      await dropPrefix(url(), prefix);
+    }
+  });
+
+  it('a worker drops a job whose deadline passed unrun, says why, and keeps nothing of it', async () => {
+    const prefix = uniquePrefix('expired');
+    const queue = new Queue('echo', { connection: { url: url() }, prefix: bullPrefix(prefix) });
+    const events = new QueueEvents('echo', { connection: { url: url() }, prefix: bullPrefix(prefix) });
+    await events.waitUntilReady();
     let handled = 0;
     const counting = {
       ...echoHandler,
@@ -99,16 +155,30 @@ describe('bullmq: failure behaviour', () => {
         return echoHandler.handle(payload, context);
       },
     };
-    let worker: Worker | undefined;
+    const worker = startBullWorker(counting, { url: url(), redisPrefix: prefix, concurrency: 1 });
     try {
-      const error = await rejection(submit(transport, { value: 'nobody' }, 500));
-      expect(error.code).toBe('timeout');
-      worker = startBullWorker(counting, { url: url(), redisPrefix: prefix, concurrency: 1 });
-      const queue = transport.queues()[0]!;
-      await expect.poll(async () => (await queue.getJobCounts('failed')).failed, { timeout: 5_000 }).toBe(1);
+      const failed = new Promise<string>((resolve) => events.on('failed', ({ failedReason }) => resolve(failedReason)));
+      await queue.add('echo', { payload: { value: 'late' }, deadlineAt: Date.now() - 1, requestId: 'req-late' }, { jobId: 'late-1' });
+      await expect(failed).resolves.toBe('deadline passed before a worker took the job');
       expect(handled).toBe(0);
+      await expect.poll(async () => queue.getJob('late-1')).toBeUndefined();
     } finally {
-      await worker?.close();
+      await worker.close();
+      await events.close();
+      await queue.close();
+      await dropPrefix(url(), prefix);
+    }
+  });
+
+  it('a caller that leaves while its job is still queued: the job is removed with its payload', async () => {
+    const prefix = uniquePrefix('gone');
+    const transport = await BullTransport.create({ url: url(), redisPrefix: prefix, kinds: [ECHO_JOB] });
+    try {
+      const wait = submitLeaving(transport, 300);
+      await expect(wait).rejects.toBeInstanceOf(CallerGoneError);
+      const queue = transport.queues()[0]!;
+      await expect.poll(async () => (await queue.getJobCounts('waiting')).waiting, { timeout: 5_000 }).toBe(0);
+    } finally {
       await transport.close();
       await dropPrefix(url(), prefix);
     }
@@ -148,7 +218,7 @@ describe('bullmq: failure behaviour', () => {
       const answer = submit(transport, { value: 'survives' }, 20_000);
       await expect.poll(() => output.includes('took-job'), { timeout: 10_000 }).toBe(true);
       await stopProcessTree(child, { signal: 'SIGKILL' });
-      survivor = startBullWorker(echoHandler, { url: url(), redisPrefix: prefix, concurrency: 1, lockDurationMs: 1_000 });
+      survivor = startBullWorker(echoHandler, { url: url(), redisPrefix: prefix, concurrency: 1, takeoverMs: 2_000 });
       await expect(answer).resolves.toEqual({ value: 'SURVIVES' });
     } finally {
       await stopProcessTree(child, { signal: 'SIGKILL' });

@@ -1,8 +1,9 @@
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 /**
- * Paths that must never reach a log line: credentials in headers and API keys in bodies or
- * arguments. Shared by every process so a new log call cannot forget them.
+ * Paths that must never reach a log line: credentials in headers, API keys in bodies or
+ * arguments, and the addresses of a verify request. Shared by every process so a new log call
+ * cannot forget them.
  */
 export const REDACT_PATHS = [
   'req.headers.authorization',
@@ -13,14 +14,129 @@ export const REDACT_PATHS = [
   'key',
   '*.apiKey',
   '*.key',
+  'email',
+  'emails',
+  '*.email',
+  '*.emails',
+  'password',
+  '*.password',
 ];
 
-export function loggerOptions(level: string, name: string): LoggerOptions {
-  return { level, name, redact: { paths: REDACT_PATHS, censor: '[redacted]' } };
+const CENSOR = '[redacted]';
+
+/** Query parameters whose value is a credential, whatever the route. */
+const CREDENTIAL_PARAM =
+  /^(?:key|api[-_]?key|access[-_]?token|token|auth|authorization|password|passwd|pass|secret|client[-_]?secret|sig|signature)$/i;
+/** Routes whose whole query string is personal data (the address to verify). */
+const PRIVATE_QUERY_PATHS = ['/v1/email-verify/'];
+const API_KEY = /sk_[A-Za-z0-9]{8,}/g;
+const EMAIL = /[^\s<>"'@,;:()[\]\\]+@([A-Za-z0-9.-]+\.[A-Za-z0-9-]{2,})/g;
+
+/** Hides API keys and the local part of e-mail addresses in free text (error messages, SMTP replies). */
+export function scrubText(text: string): string {
+  return text.replace(API_KEY, CENSOR).replace(EMAIL, `${CENSOR}@$1`);
 }
 
-export function createLogger(level: string, name: string): Logger {
-  return pino(loggerOptions(level, name));
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
 }
+
+/**
+ * A request URL as it may be logged: the query of the verify routes removed whole, and elsewhere
+ * the value of every credential-like parameter, and any key or address inside a value, redacted.
+ */
+export function redactUrl(url: string): string {
+  const mark = url.indexOf('?');
+  if (mark < 0) return scrubText(url);
+  const path = url.slice(0, mark);
+  if (PRIVATE_QUERY_PATHS.some((prefix) => path.startsWith(prefix))) return `${scrubText(path)}?${CENSOR}`;
+  const query = url
+    .slice(mark + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      const name = equals < 0 ? pair : pair.slice(0, equals);
+      if (equals < 0) return scrubText(pair);
+      const value = pair.slice(equals + 1);
+      if (CREDENTIAL_PARAM.test(decoded(name))) return `${name}=${CENSOR}`;
+      const plain = decoded(value);
+      return scrubText(plain) === plain ? pair : `${name}=${encodeURIComponent(scrubText(plain))}`;
+    });
+  return `${scrubText(path)}?${query.join('&')}`;
+}
+
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  ip?: string;
+  socket?: { remotePort?: number } | null;
+}
+
+/** What a request contributes to a log line (fastify's fields, with the URL redacted). */
+function serializeRequest(request: LoggedRequest): Record<string, unknown> {
+  return {
+    method: request.method,
+    url: request.url === undefined ? undefined : redactUrl(request.url),
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
+function serializeError(error: Error): Record<string, unknown> {
+  const serialized = stdSerializers.err(error) as unknown as Record<string, unknown>;
+  for (const field of ['message', 'stack']) {
+    const value = serialized[field];
+    if (typeof value === 'string') serialized[field] = scrubText(value);
+  }
+  return serialized;
+}
+
+export function loggerOptions(level: string, name: string): LoggerOptions {
+  return {
+    level,
+    name,
+    redact: { paths: REDACT_PATHS, censor: CENSOR },
+    serializers: { req: serializeRequest, err: serializeError },
+    hooks: {
+      // The message text itself may quote an address or a key (a reply, an error message).
+      logMethod(args, method) {
+        const scrubbed = args.map((arg: unknown) => (typeof arg === 'string' ? scrubText(arg) : arg));
+        method.apply(this, scrubbed as Parameters<typeof method>);
+      },
+    },
+  };
+}
+
+/** A logger to stdout, or to `destination` (tests read what a component logs). */
+export function createLogger(level: string, name: string, destination?: DestinationStream): Logger {
+  return destination === undefined ? pino(loggerOptions(level, name)) : pino(loggerOptions(level, name), destination);
+}
+
+export type LogLevel = 'warn' | 'error';
+
+/**
+ * Logs a recurring failure (Redis down, a queue that cannot reach it) once per `intervalMs` and
+ * kind, with how many were left out since, so that an outage does not flood the log.
+ */
+export function rateLimitedLog(logger: Logger, intervalMs = 60_000) {
+  const last = new Map<string, { at: number; suppressed: number }>();
+  return (level: LogLevel, kind: string, fields: Record<string, unknown>, message: string): void => {
+    const now = Date.now();
+    const previous = last.get(kind);
+    if (previous !== undefined && now - previous.at < intervalMs) {
+      previous.suppressed += 1;
+      return;
+    }
+    // Kinds are error codes per component: few, but bounded all the same.
+    if (last.size >= 1_000) last.clear();
+    last.set(kind, { at: now, suppressed: 0 });
+    logger[level]({ ...fields, ...(previous?.suppressed ? { suppressedSinceLast: previous.suppressed } : {}) }, message);
+  };
+}
+export type RateLimitedLog = ReturnType<typeof rateLimitedLog>;
 
 export type { Logger };

@@ -15,7 +15,17 @@ export function createRegistry(labels: Record<string, string> = {}): Registry {
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60];
 
-export const CALL_OUTCOMES = ['success', 'client_error', 'unauthorized', 'rate_limited', 'timeout', 'unavailable', 'server_error'] as const;
+/** `client_gone`: the caller left before its answer was ready (not billed). */
+export const CALL_OUTCOMES = [
+  'success',
+  'client_error',
+  'unauthorized',
+  'rate_limited',
+  'timeout',
+  'unavailable',
+  'server_error',
+  'client_gone',
+] as const;
 export type CallOutcome = (typeof CALL_OUTCOMES)[number];
 
 export function createGatewayMetrics(registry: Registry) {

@@ -1,10 +1,13 @@
 /**
  * The gateway: small plugins, each owning one concern, registered here in the order a request
- * meets them (ids and metrics, authentication, rate limits, metering, errors), then the routes.
+ * meets them (ids and metrics, errors, authentication, rate limits, metering), then the routes.
+ * Routes declare what they need in their configuration (`auth`, `operation`); the plugins act on
+ * that.
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { loggerOptions } from '@svc/telemetry';
+import { clientErrorHandler, frameworkErrorHandler, refuseConnect, watchResponses } from './errors/client-errors.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { createJobRunner } from './operation.ts';
 import authPlugin from './plugins/auth.ts';
@@ -25,6 +28,16 @@ import type { GatewayDeps } from './types.ts';
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * Slow clients hold no connection (slowloris): the request line and headers must arrive within
+ * HEADERS_TIMEOUT_MS and the whole request within REQUEST_TIMEOUT_MS. Once a request has
+ * arrived, its connection lives as long as the request waits for its job (its own deadline,
+ * up to 32 s for a verify batch): there is no idle timeout on a connection with a request in
+ * flight, and the answer at the deadline (504) goes out on the same connection.
+ */
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+
 export interface GatewayApp {
   app: FastifyInstance;
   /** Stops readiness and new work (SIGTERM); in-flight requests still finish. */
@@ -42,11 +55,21 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
       const sent = request.headers['x-request-id'];
       return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
     },
-    requestTimeout: 120_000,
-    connectionTimeout: 10_000,
+    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000 },
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    connectionTimeout: 0,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // What Node's HTTP parser (431, malformed request lines, 408) and the router (undecodable
+    // paths) refuse, in the contract's format.
+    clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
   });
+  // An Expect other than 100-continue is ignored (RFC 9110 §10.1.1 allows it): without this
+  // listener Node answers 417 itself, outside the contract's format.
+  app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response));
+  app.server.on('connect', refuseConnect.bind(app));
+  watchResponses(app.server);
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(plainSerializerCompiler);
   // Only JSON bodies are accepted: a text body is 415, not a string to validate.

@@ -5,7 +5,7 @@ import { BullTransport } from '@svc/jobs/bullmq';
 import { createRedis } from '@svc/jobs/redis';
 import { BullListQueue } from '@svc/lists/bullmq';
 import { RedisListStore } from '@svc/lists/redis';
-import { createGatewayMetrics, createLogger, createRegistry } from '@svc/telemetry';
+import { createGatewayMetrics, createLogger, createRegistry, rateLimitedLog } from '@svc/telemetry';
 import { buildGateway, type GatewayApp } from './app.ts';
 import { serve } from './server.ts';
 import { RedisKeyStore } from './stores/redis-key-store.ts';
@@ -23,8 +23,9 @@ export async function buildDistributedGateway(config: Config): Promise<Distribut
   const url = config.REDIS_URL;
   if (url === undefined) throw new Error('REDIS_URL is required for the distributed gateway; `npm start` without it runs embedded mode.');
   const registry = createRegistry({ service: 'gateway' });
-  const redis = createRedis(url, 'request', 'gateway-store');
-  const transport = await BullTransport.create({ url, redisPrefix: config.REDIS_PREFIX, kinds: [QR_JOB, VERIFY_JOB] });
+  const logger = createLogger(config.LOG_LEVEL, 'gateway');
+  const redis = createRedis(url, 'request', 'gateway-store', rateLimitedLog(logger));
+  const transport = await BullTransport.create({ url, redisPrefix: config.REDIS_PREFIX, kinds: [QR_JOB, VERIFY_JOB], logger });
   const keys = new RedisKeyStore(redis, config.REDIS_PREFIX);
   const listQueue = new BullListQueue(redis, config.REDIS_PREFIX);
   const gateway = await buildGateway({
@@ -35,7 +36,7 @@ export async function buildDistributedGateway(config: Config): Promise<Distribut
     rateLimitRedis: redis,
     metrics: createGatewayMetrics(registry),
     renderMetrics: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
-    logger: createLogger(config.LOG_LEVEL, 'gateway'),
+    logger,
     lists: { store: new RedisListStore(redis, config.REDIS_PREFIX), queue: listQueue },
   });
   return { gateway, keys, transport, closers: [() => transport.close(), () => listQueue.close(), async () => void (await redis.quit())] };

@@ -3,27 +3,46 @@
  * and the tool servers, so that both doors validate, wait, time out and meter alike.
  */
 import type { JobKind, OperationId } from '@svc/contracts';
-import type { JobTransport } from '@svc/jobs';
+import { CallerGoneError, type JobTransport } from '@svc/jobs';
 import type { GatewayMetrics } from '@svc/telemetry';
+import type { FastifyRequest } from 'fastify';
 import { isApiError } from '@svc/contracts';
 
+/** The call a job is run for: its request id, and the signal that its caller has left. */
+export interface CallContext {
+  requestId: string;
+  callerGone: AbortSignal;
+}
+
+export const callOf = (request: FastifyRequest): CallContext => ({ requestId: request.id, callerGone: request.callerGone });
+
 export interface JobRunner {
-  run<P, R>(operation: OperationId, kind: JobKind<P, R>, payload: P, requestId: string): Promise<R>;
+  run<P, R>(operation: OperationId, kind: JobKind<P, R>, payload: P, call: CallContext): Promise<R>;
+}
+
+function outcomeOf(error: unknown): string {
+  if (error instanceof CallerGoneError) return 'client_gone';
+  const code = isApiError(error) ? error.code : 'internal_error';
+  return code === 'timeout' ? 'timeout' : code === 'service_unavailable' ? 'unavailable' : 'failed';
 }
 
 export function createJobRunner(transport: JobTransport, deadlines: Record<OperationId, number>, metrics: GatewayMetrics): JobRunner {
   return {
-    async run(operation, kind, payload, requestId) {
+    async run(operation, kind, payload, call) {
       const started = performance.now();
       const observe = (outcome: string) => metrics.jobWait.observe({ queue: kind.name, outcome }, (performance.now() - started) / 1_000);
       try {
-        const result = await transport.submit(kind, payload, { deadlineMs: deadlines[operation], requestId });
+        const result = await transport.submit(kind, payload, {
+          deadlineMs: deadlines[operation],
+          requestId: call.requestId,
+          callerGone: call.callerGone,
+        });
         observe('completed');
         return result;
       } catch (error) {
-        const code = isApiError(error) ? error.code : 'internal_error';
-        observe(code === 'timeout' ? 'timeout' : code === 'service_unavailable' ? 'unavailable' : 'failed');
-        if (code === 'timeout') metrics.jobsTimedOut.inc({ queue: kind.name });
+        const outcome = outcomeOf(error);
+        observe(outcome);
+        if (outcome === 'timeout') metrics.jobsTimedOut.inc({ queue: kind.name });
         throw error;
       }
     },

@@ -35,8 +35,16 @@ declare module 'fastify' {
     /** The billable operation this request performs, once known. */
     operation: OperationId | undefined;
     startedAt: number;
+    /** Aborted when the caller closes the connection before its answer was sent. */
+    callerGone: AbortSignal;
   }
+  /** What a route declares; the plugins act on it (never on the URL). */
   interface FastifyContextConfig {
+    /** `key`: the route needs a valid API key (401 otherwise); the caller is identified before its rate limit. */
+    auth?: 'key';
+    /** The billable operation of the route: rate-limited, metered, cost headers, no HEAD. */
     operation?: OperationId;
+    /** A tool server: metered like a billable route, its tool calls limited and billed per operation. */
+    toolOperations?: readonly OperationId[];
   }
 }

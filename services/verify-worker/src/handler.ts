@@ -3,7 +3,7 @@
  * outcome cache (Redis in distributed mode, memory in embedded mode) and metrics.
  */
 import type { Config } from '@svc/config';
-import { VERIFY_JOB } from '@svc/contracts';
+import { VERIFY_JOB, toJobEntry } from '@svc/contracts';
 import { registerHandler, type RegisteredHandler } from '@svc/jobs';
 import type { Redis } from '@svc/jobs/redis';
 import type { Registry } from 'prom-client';
@@ -87,7 +87,8 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
 
 export function createVerifyHandler(options: VerifyHandlerOptions): RegisteredHandler {
   const verifier = createVerifier(options);
+  // The job's answer carries no address (it passes through Redis); the gateway adds the entries back.
   return registerHandler(VERIFY_JOB, async ({ emails }, context) => ({
-    results: await verifier.verify(emails, { deadlineAt: context.deadlineAt, signal: context.signal }),
+    results: (await verifier.verify(emails, { deadlineAt: context.deadlineAt, signal: context.signal })).map(toJobEntry),
   }));
 }

@@ -17,17 +17,17 @@ export function buildWifiPayload(ssid: string, security: Security, password: str
 }
 
 function passwordProblem(security: Security, password: string | undefined): string | undefined {
-  if (security === 'nopass') return password === undefined ? undefined : 'a password cannot be sent with security=nopass';
-  if (password === undefined || password === '') return `a password is required with security=${security}`;
+  if (security === 'nopass') return password === undefined ? undefined : 'cannot be sent with security=nopass';
+  if (password === undefined || password === '') return `is required with security=${security}`;
   const length = [...password].length;
   if (security === 'WPA') {
     return (length >= 8 && length <= 63) || (password.length === 64 && HEX.test(password))
       ? undefined
-      : 'a WPA password has 8 to 63 characters, or 64 hex digits';
+      : 'must have 8 to 63 characters, or 64 hex digits, with WPA';
   }
   return [5, 13].includes(length) || ([10, 26].includes(password.length) && HEX.test(password))
     ? undefined
-    : 'a WEP password has 5 or 13 characters, or 10 or 26 hex digits';
+    : 'must have 5 or 13 characters, or 10 or 26 hex digits, with WEP';
 }
 
 export const ssid = z
@@ -35,7 +35,7 @@ export const ssid = z
   .refine((value) => {
     const bytes = Buffer.byteLength(value, 'utf8');
     return bytes >= 1 && bytes <= 32;
-  }, 'the network name has 1 to 32 bytes of UTF-8')
+  }, 'must have 1 to 32 bytes of UTF-8')
   .describe('Network name (SSID), 1 to 32 bytes of UTF-8.')
   // The byte rule cannot be said in JSON Schema; 32 characters is the bound it implies.
   .meta({ minLength: 1, maxLength: 32, examples: ['Home'] });

@@ -24,8 +24,11 @@ export function digestsEqual(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** RFC 6750 b64token after `Bearer `; anything else is a malformed credential. */
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/;
+/**
+ * RFC 6750 b64token after the scheme `Bearer`, whose name is case-insensitive (RFC 9110 §11.1),
+ * then one or more spaces; anything else is a malformed credential.
+ */
+const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 export type PresentedCredential = { kind: 'missing' } | { kind: 'malformed' } | { kind: 'token'; token: string };
 

@@ -1,28 +1,43 @@
 /**
  * The tool servers over stateless Streamable HTTP (`POST /api/mcp/email-verify`, `POST /api/mcp/qr`).
- * Everything the REST routes get from the gateway happens before the SDK sees the request:
- * the key check (401 with its challenge), the operation of a `tools/call` and its rate limit
- * (a 429 in the contract's format with Retry-After, the budget shared with REST). Only then is
- * the raw response handed to a fresh server and transport; a successful tool call is metered
- * inside the tool, which writes the cost headers before the SDK writes its answer.
+ * Everything the REST routes get from the gateway happens from the route's configuration, before
+ * the SDK sees the request: the key check (401 with its challenge), the cost header, and for a
+ * `tools/call` its operation and rate limit (a 429 in the contract's format with Retry-After, the
+ * budget shared with REST). A fresh server and SDK transport (the web-standard one: a Request in,
+ * a Response out) answer each POST, and the answer leaves through fastify like any other, so the
+ * metering and error plugins see it: a successful tool call is metered inside the tool (unless
+ * its client has left or cancelled it), and the SDK's own HTTP-level refusals (not JSON-RPC, a
+ * wrong Accept header, ...) are answered in the contract's error format. Other methods are 405
+ * with `Allow: POST`.
  */
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { ApiError } from '@svc/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ListService } from '../lists/list-service.ts';
-import type { JobRunner } from '../operation.ts';
-import { requireKey } from '../plugins/auth.ts';
-import { toApiError } from '../plugins/errors.ts';
-import { COST_HEADER } from '../plugins/metering.ts';
+import { callOf, type JobRunner } from '../operation.ts';
+import { InFlightToolCalls } from './cancellation.ts';
+import { callerKey } from '../routes/guards.ts';
 import { TOOL_SERVERS, createToolServer, type ToolServerDef } from './servers.ts';
-import { toolCallOperation } from './tool-call.ts';
-import type { ToolContext } from './tool-result.ts';
+import { toolCallId, toolCallOperation } from './tool-call.ts';
+import { withContractToolErrors } from './tool-result.ts';
 
-/** The SDK's stateless example answers GET (no server-sent event stream) and DELETE (no session) so. */
-const METHOD_NOT_ALLOWED = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null } as const;
+/** The request headers the SDK's transport reads. */
+const FORWARDED_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
 
-/** Fastify writes its headers only when it sends; a hijacked reply needs them on the raw response. */
-function copyHeadersToRaw(reply: FastifyReply): void {
-  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+/** The SDK refused the request at HTTP level (its body is a JSON-RPC error): the contract's error instead. */
+function protocolRefusal(status: number, body: string): ApiError {
+  let message = 'The request is not a valid MCP message.';
+  try {
+    const parsed = JSON.parse(body) as { error?: { code?: number; message?: string } };
+    if (parsed.error?.code === -32700) message = 'The body is not a JSON-RPC 2.0 message or a batch of them.';
+    else if (typeof parsed.error?.message === 'string') message = `${parsed.error.message}.`.replace(/\.\.$/, '.');
+  } catch {
+    // Not JSON: keep the general message.
+  }
+  if (status === 406) return new ApiError('invalid_request', 'Send `Accept: application/json, text/event-stream` to the tool servers.');
+  if (status === 413) return new ApiError('payload_too_large', message);
+  if (status === 415) return new ApiError('unsupported_media_type', 'Send the body as application/json.');
+  return new ApiError(status >= 500 ? 'internal_error' : 'invalid_request', message);
 }
 
 async function serve(
@@ -32,71 +47,60 @@ async function serve(
   definition: ToolServerDef,
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<void> {
-  const context: ToolContext = {
+): Promise<FastifyReply> {
+  const server = createToolServer(definition, {
     runner,
-    key: request.identity.key!,
+    key: callerKey(request),
     lists,
-    requestId: request.id,
+    call: callOf(request),
     log: request.log,
-    charge: async (operation) => {
-      const charged = await app.charge(request, reply, operation);
-      copyHeadersToRaw(reply);
-      return charged;
-    },
-  };
-  const server = createToolServer(definition, context);
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  reply.hijack();
-  reply.header(COST_HEADER, '0');
-  copyHeadersToRaw(reply);
-  reply.raw.on('close', () => {
-    void transport.close();
-    void server.close();
+    charge: (operation) => app.charge(request, reply, operation),
   });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await server.connect(transport);
-    // The body is parsed already (JSON only, 64 KiB); null lets the SDK answer a missing one.
-    await transport.handleRequest(request.raw, reply.raw, request.body ?? null);
-  } catch (error) {
-    // The SDK answers protocol problems itself; reaching here is a bug, answered as REST would.
-    request.log.error({ err: error }, 'tool server failed');
-    if (!reply.raw.headersSent) {
-      reply.raw.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
-      reply.raw.end(JSON.stringify(toApiError(error instanceof Error ? error : new Error(String(error)), request.id).toBody()));
+    const headers = new Headers();
+    for (const name of FORWARDED_HEADERS) {
+      const value = request.headers[name];
+      if (typeof value === 'string') headers.set(name, value);
     }
+    const url = `http://gateway${request.url}`;
+    // The body is parsed already (JSON only, 64 KiB); null lets the SDK answer a missing one.
+    const response = await transport.handleRequest(new Request(url, { method: 'POST', headers }), { parsedBody: request.body ?? null });
+    const body = await response.text();
+    if (response.status >= 400) throw protocolRefusal(response.status, body);
+    const type = response.headers.get('content-type');
+    if (type !== null) reply.type(type);
+    return await reply.code(response.status).send(body === '' ? undefined : withContractToolErrors(body, request.id));
+  } finally {
+    await transport.close();
+    await server.close();
   }
 }
 
 export function mcpRoutes(app: FastifyInstance, options: { runner: JobRunner; lists: ListService }, done: (error?: Error) => void): void {
-  // Like every metered route, each answer carries its cost: 401, 429 and the free methods cost 0.
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (!reply.hasHeader(COST_HEADER)) reply.header(COST_HEADER, '0');
-    return payload;
-  });
-
+  const inFlight = new InFlightToolCalls();
   for (const definition of TOOL_SERVERS) {
-    const url = `/api/mcp/${definition.name}`;
     app.post(
-      url,
+      `/api/mcp/${definition.name}`,
       {
         schema: { hide: true },
-        onRequest: requireKey,
+        config: { auth: 'key', toolOperations: definition.operations },
         preHandler: async (request, reply) => {
+          const keyId = request.identity.key?.id;
+          if (keyId === undefined) return;
+          // A client aborting one of its calls says so in a POST of its own (see cancellation.ts).
+          const cancelled = inFlight.cancel(keyId, request.body);
+          if (cancelled > 0) request.log.info({ cancelled }, 'tool call cancelled by its client');
           const operation = toolCallOperation(request.body, definition.operations);
           if (operation === undefined) return;
           request.operation = operation;
           await app.limiters[operation]?.(request, reply);
+          inFlight.track(keyId, toolCallId(request.body), reply);
         },
       },
       (request, reply) => serve(app, options.runner, options.lists, definition, request, reply),
     );
-    app.route({
-      method: ['GET', 'DELETE'],
-      url,
-      schema: { hide: true },
-      handler: async (_request, reply) => reply.code(405).header('Allow', 'POST').type('application/json').send(METHOD_NOT_ALLOWED),
-    });
   }
   done();
 }

@@ -24,3 +24,8 @@ export function toolCallOperation(body: unknown, operations: readonly OperationI
   // An unknown tool name is answered by the SDK; it costs nothing and counts against no budget.
   return operations.find((operation) => OPERATIONS[operation].tool === name);
 }
+
+/** The JSON-RPC id of the request's tool call, if it carries one. */
+export function toolCallId(body: unknown): unknown {
+  return (Array.isArray(body) ? body : [body]).find(isToolCall)?.id;
+}

@@ -4,13 +4,14 @@
  * input or a failed job alike, is a tool result with `isError: true` whose text is the
  * contract's error object, never a protocol error and never a stack trace.
  */
-import { formatUsd, type ApiError, type OperationId } from '@svc/contracts';
+import { ApiError, formatUsd, type OperationId } from '@svc/contracts';
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
+import { CallerGoneError } from '@svc/jobs';
+import { isBug, toApiError } from '../errors/api-errors.ts';
 import type { ListService } from '../lists/list-service.ts';
-import type { JobRunner } from '../operation.ts';
+import type { CallContext, JobRunner } from '../operation.ts';
 import type { ChargeResult } from '../plugins/metering.ts';
-import { toApiError } from '../plugins/errors.ts';
 import type { ApiKeyRecord } from '../stores/key-store.ts';
 
 /** What a tool needs from the HTTP request that carries its call. */
@@ -19,9 +20,10 @@ export interface ToolContext {
   /** The caller's key (every tool call is authenticated) and the lists it may reach. */
   key: ApiKeyRecord;
   lists: ListService;
-  requestId: string;
+  /** The request id and the signal that the caller has left. */
+  call: CallContext;
   log: FastifyBaseLogger;
-  /** Meters this successful call and puts its cost headers on the HTTP response. */
+  /** Meters this successful call and puts its cost headers on the HTTP response (not once the caller left). */
   charge(operation: OperationId): Promise<ChargeResult>;
 }
 
@@ -47,9 +49,61 @@ export async function runTool(context: ToolContext, operation: OperationId, work
       _meta: { costUsd: formatUsd(charged.costMicroUsd), freeRemaining: charged.freeRemaining },
     };
   } catch (error) {
-    const apiError = toApiError(error instanceof Error ? error : new Error(String(error)), context.requestId);
-    if (apiError.status >= 500) context.log.error({ err: apiError.cause ?? error, code: apiError.code, operation }, 'tool call failed');
+    if (error instanceof CallerGoneError) {
+      // Nobody reads this result: the HTTP request that carried the call is closed.
+      context.log.info({ operation }, 'the caller left before the tool result was ready; not billed');
+      return errorResult(toApiError(error, context.call.requestId));
+    }
+    const apiError = toApiError(error, context.call.requestId);
+    if (isBug(apiError)) context.log.error({ err: error, code: apiError.code, operation }, 'tool call failed');
+    else if (apiError.status >= 500) context.log.warn({ code: apiError.code, operation }, apiError.message);
     else context.log.info({ code: apiError.code, operation }, apiError.message);
     return errorResult(apiError);
   }
+}
+
+interface RpcResponse {
+  result?: { isError?: unknown; content?: Array<{ type?: unknown; text?: unknown }> };
+}
+
+/** What the SDK says itself when a call never reaches a tool, as the contract's error. */
+function sdkToolError(text: string, requestId: string): ApiError {
+  const unknownTool = /Tool (.*) not found$/.exec(text)?.[1];
+  if (unknownTool !== undefined) return new ApiError('not_found', `No tool \`${unknownTool}\` on this server; tools/list names its tools.`);
+  if (/Input validation error|Invalid arguments/.test(text)) {
+    return new ApiError('invalid_request', 'The tool arguments must be a JSON object of the parameters the tool documents.');
+  }
+  return toApiError(new Error(text), requestId);
+}
+
+const isErrorBody = (text: string): boolean => {
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown; message?: unknown };
+    return typeof parsed.error === 'string' && typeof parsed.message === 'string';
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Every failed tool result in a JSON-RPC answer carries the contract's error object: those of our
+ * tools already do; the SDK's own (an unknown tool, arguments that are not an object) are
+ * rewritten here, at the edge.
+ */
+export function withContractToolErrors(body: string, requestId: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  let changed = false;
+  for (const message of (Array.isArray(parsed) ? parsed : [parsed]) as RpcResponse[]) {
+    const result = message?.result;
+    const first = result?.content?.[0];
+    if (result?.isError !== true || typeof first?.text !== 'string' || isErrorBody(first.text)) continue;
+    result.content = [textContent(JSON.stringify(sdkToolError(first.text, requestId).toBody()))];
+    changed = true;
+  }
+  return changed ? JSON.stringify(parsed) : body;
 }

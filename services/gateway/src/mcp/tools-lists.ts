@@ -16,7 +16,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { settledEntries } from '../lists/list-results.ts';
-import { toApiError } from '../plugins/errors.ts';
+import { toApiError } from '../errors/api-errors.ts';
 import { jsonInput, listBodyError, queryError } from '../routes/lists.ts';
 import { advertisedInput, parseArguments } from './advertised-schema.ts';
 import { errorResult, textContent, type ToolContext } from './tool-result.ts';
@@ -63,7 +63,7 @@ async function answer(
       ...(meta === undefined ? {} : { _meta: meta }),
     };
   } catch (error) {
-    const apiError: ApiError = toApiError(error instanceof Error ? error : new Error(String(error)), context.requestId);
+    const apiError: ApiError = toApiError(error instanceof Error ? error : new Error(String(error)), context.call.requestId);
     if (apiError.status >= 500) context.log.error({ err: apiError.cause ?? error, code: apiError.code }, 'list tool failed');
     return errorResult(apiError);
   }

@@ -75,7 +75,7 @@ export function registerQrTools(server: McpServer, context: ToolContext): void {
       (args) =>
         runTool(context, tool.operation, async () => {
           const payload = parseArguments(tool.parse, args, qrValidationError);
-          const result = await context.runner.run(tool.operation, QR_JOB, payload, context.requestId);
+          const result = await context.runner.run(tool.operation, QR_JOB, payload, context.call);
           if (!result.ok) throw new ApiError(result.error.error, result.error.message, { details: result.error.details });
           const structured = qrToolOutputSchema.parse({
             svg: result.body,

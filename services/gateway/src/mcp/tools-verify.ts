@@ -11,12 +11,14 @@ import {
   batchRequestSchema,
   batchResponseSchema,
   buildBatchResponse,
+  publicResult,
+  publicResults,
   singleVerifyQuerySchema,
   verifyResultSchema,
   type OperationId,
 } from '@svc/contracts';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { batchBodyError, singleQueryError } from '../routes/verify.ts';
+import { batchBodyError, singleQueryError } from '../errors/verify-input.ts';
 import { advertisedInput, parseArguments } from './advertised-schema.ts';
 import { runTool, textContent, type ToolContext } from './tool-result.ts';
 
@@ -55,8 +57,8 @@ export function registerVerifyTools(server: McpServer, context: ToolContext): vo
     (args) =>
       runTool(context, 'email-verify.batch', async () => {
         const { emails } = parseArguments(batchRequestSchema, args, batchBodyError);
-        const { results } = await context.runner.run('email-verify.batch', VERIFY_JOB, { emails }, context.requestId);
-        const body = buildBatchResponse(results);
+        const job = await context.runner.run('email-verify.batch', VERIFY_JOB, { emails }, context.call);
+        const body = buildBatchResponse(publicResults(emails, job));
         return { structured: body, content: [textContent(JSON.stringify(body))] };
       }),
   );
@@ -77,9 +79,8 @@ export function registerVerifyTools(server: McpServer, context: ToolContext): vo
     (args) =>
       runTool(context, 'email-verify.single', async () => {
         const { email } = parseArguments(singleVerifyQuerySchema, args, singleQueryError);
-        const { results } = await context.runner.run('email-verify.single', VERIFY_JOB, { emails: [email] }, context.requestId);
-        const result = results[0];
-        if (result === undefined) throw new Error('verify job answered no result');
+        const job = await context.runner.run('email-verify.single', VERIFY_JOB, { emails: [email] }, context.call);
+        const result = publicResult(email, job);
         return { structured: result, content: [textContent(JSON.stringify(result))] };
       }),
   );

@@ -1,8 +1,9 @@
 /**
- * Authentication in two steps. A global hook identifies the caller (never rejecting), so that the
- * rate limiter can count a bad key against its client address; `requireKey` then answers 401 on
- * the routes that need a key (RFC 6750 challenge, `error="invalid_token"` for a presented but
- * unknown or revoked key).
+ * Authentication, decided by route configuration: a route declaring `config: { auth: 'key' }`
+ * needs a valid API key. A global hook identifies the caller of such a route (never rejecting),
+ * so that the rate limiter can count a bad key against its client address; the route's own
+ * last onRequest hook then answers 401 (RFC 6750 challenge, `error="invalid_token"` for a
+ * presented but unknown or revoked key).
  */
 import { ApiError } from '@svc/contracts';
 import { unavailableError } from '@svc/jobs';
@@ -43,16 +44,24 @@ export function unauthorized(identity: Identity): ApiError {
   });
 }
 
-export const requireKey: onRequestHookHandler = (request: FastifyRequest, _reply, done) => {
+const requireKey: onRequestHookHandler = (request: FastifyRequest, _reply, done) => {
   done(request.identity.key === null ? unauthorized(request.identity) : undefined);
 };
+
+/** A route's onRequest hooks as a list, whatever form the route gave them. */
+export function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? [...hooks] : [hooks];
+}
 
 function authPlugin(app: FastifyInstance, options: { keys: KeyStore }, done: (error?: Error) => void): void {
   // Reference-type defaults are refused by fastify; every request gets its own in the hook below.
   app.decorateRequest('identity', null as unknown as Identity);
   app.addHook('onRequest', async (request) => {
-    const needsKey = request.url.startsWith('/v1/') || request.url.startsWith('/api/mcp/');
-    request.identity = needsKey ? await identify(options.keys, request.headers.authorization) : NO_KEY;
+    request.identity = request.routeOptions.config.auth === 'key' ? await identify(options.keys, request.headers.authorization) : NO_KEY;
+  });
+  // The key check comes last among a route's own hooks: its rate limit counts refused calls too.
+  app.addHook('onRoute', (route) => {
+    if (route.config?.auth === 'key') route.onRequest = [...hooksOf(route.onRequest), requireKey];
   });
   done();
 }

@@ -2,8 +2,9 @@
  * Rate limits per key and operation with @fastify/rate-limit: a fixed window that opens at the
  * key's first call, held in Redis in distributed mode so that every gateway replica draws on one
  * budget. Without a valid key the caller's address is the budget, so bad keys cannot flood.
- * One limiter per operation, usable as a route hook (REST) or called directly (tool calls), so
- * both doors of an operation share one budget.
+ * One limiter per operation: a route declaring `config: { operation }` runs it as its first hook
+ * (before the key check, so refused calls count), and the tool servers call it per tool call,
+ * so both doors of an operation share one budget.
  */
 import rateLimit from '@fastify/rate-limit';
 import { ApiError, OPERATION_IDS, isApiError, type OperationId } from '@svc/contracts';
@@ -11,6 +12,7 @@ import { unavailableError } from '@svc/jobs';
 import type { Redis } from '@svc/jobs/redis';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { hooksOf } from './auth.ts';
 
 export type Limiter = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
@@ -64,6 +66,10 @@ async function rateLimitPlugin(app: FastifyInstance, options: RateLimitOptions):
     };
   }
   app.decorate('limiters', limiters);
+  app.addHook('onRoute', (route) => {
+    const limiter = route.config?.operation === undefined ? undefined : limiters[route.config.operation];
+    if (limiter !== undefined) route.onRequest = [limiter, ...hooksOf(route.onRequest)];
+  });
 }
 
 export default fp(rateLimitPlugin, { name: 'rate-limit', dependencies: ['auth'] });

@@ -1,7 +1,7 @@
 import { ApiError } from '@svc/contracts';
 import type { JobTransport } from '@svc/jobs';
 import type { FastifyInstance } from 'fastify';
-import { sendError } from '../plugins/errors.ts';
+import { sendError } from '../errors/api-errors.ts';
 
 export interface HealthOptions {
   transport: JobTransport;

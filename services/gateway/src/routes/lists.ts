@@ -27,12 +27,11 @@ import { csvResults, jsonResults } from '../lists/list-results.ts';
 import type { ListService, NewListInput } from '../lists/list-service.ts';
 import { tooManyAddresses } from '../lists/list-builder.ts';
 import { errorBodySchema } from '../openapi-schemas.ts';
-import { requireKey } from '../plugins/auth.ts';
 import { FREE_REMAINING_HEADER } from '../plugins/metering.ts';
 import { validated } from '../plugins/validation.ts';
 
 const errorResponses = Object.fromEntries([400, 401, 404, 413, 415, 429, 500, 503].map((status) => [status, errorBodySchema]));
-import { BEARER_SECURITY, operationGuards } from './guards.ts';
+import { BEARER_SECURITY } from './guards.ts';
 
 const PREFIX = '/v1/email-verify/lists';
 const CSV_TYPES = ['text/csv', 'application/csv'];
@@ -112,8 +111,7 @@ export function listRoutes(app: FastifyInstance, options: { lists: ListService }
   app.post(
     PREFIX,
     {
-      config: { operation: 'email-verify.list' },
-      onRequest: operationGuards(app, 'email-verify.list'),
+      config: { operation: 'email-verify.list', auth: 'key' },
       bodyLimit: LIST_BODY_LIMIT_BYTES,
       schema: {
         tags: ['email-verify'],
@@ -148,7 +146,7 @@ export function listRoutes(app: FastifyInstance, options: { lists: ListService }
     },
   );
 
-  const reading = { onRequest: [requireKey] };
+  const reading = { config: { auth: 'key' as const } };
 
   app.get(
     PREFIX,

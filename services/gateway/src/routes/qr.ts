@@ -3,9 +3,9 @@ import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { MATRIX_EXAMPLE, QR_PARAMETER_ERRORS, SVG_EXAMPLE, WIFI_PARAMETER_ERRORS, type ErrorExamples } from '../openapi-examples.ts';
 import { meteredResponses, qrMatrixSchema, svgSchema } from '../openapi-schemas.ts';
-import type { JobRunner } from '../operation.ts';
+import { callOf, type JobRunner } from '../operation.ts';
 import { validated } from '../plugins/validation.ts';
-import { BEARER_SECURITY, operationGuards } from './guards.ts';
+import { BEARER_SECURITY } from './guards.ts';
 
 interface QrRoute {
   url: string;
@@ -57,8 +57,7 @@ export const qrRoutes: FastifyPluginCallbackZod<{ runner: JobRunner }> = (app, o
     app.get(
       route.url,
       {
-        config: { operation: route.operation },
-        onRequest: operationGuards(app, route.operation),
+        config: { operation: route.operation, auth: 'key' },
         schema: {
           operationId: route.operationId,
           tags: ['qr'],
@@ -74,7 +73,7 @@ export const qrRoutes: FastifyPluginCallbackZod<{ runner: JobRunner }> = (app, o
         },
       },
       async (request, reply) => {
-        const result = await options.runner.run(route.operation, QR_JOB, request.query, request.id);
+        const result = await options.runner.run(route.operation, QR_JOB, request.query, callOf(request));
         if (!result.ok) throw new ApiError(result.error.error, result.error.message, { details: result.error.details });
         await app.charge(request, reply, route.operation);
         return reply.type(result.contentType).send(result.body);

@@ -3,7 +3,6 @@ import { unavailableError } from '@svc/jobs';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { USAGE_EXAMPLE } from '../openapi-examples.ts';
 import { accountResponses, json, usageResponseSchema } from '../openapi-schemas.ts';
-import { requireKey } from '../plugins/auth.ts';
 import type { Meter } from '../stores/meter.ts';
 import { BEARER_SECURITY, callerKey } from './guards.ts';
 
@@ -15,7 +14,7 @@ export const usageRoutes: FastifyPluginCallbackZod<{ meter: Meter; freeAllowance
   app.get(
     '/v1/usage',
     {
-      onRequest: [requireKey],
+      config: { auth: 'key' },
       schema: {
         operationId: 'getUsage',
         tags: ['account'],

@@ -1,11 +1,11 @@
 import {
-  ApiError,
   MAX_BATCH,
   VERIFY_JOB,
   batchRequestSchema,
   batchResponseSchema,
   buildBatchResponse,
-  invalidParameter,
+  publicResult,
+  publicResults,
   singleVerifyQuerySchema,
   verifyResultSchema,
 } from '@svc/contracts';
@@ -18,36 +18,11 @@ import {
   SINGLE_QUERY_ERRORS,
   SINGLE_RESPONSE_EXAMPLE,
 } from '../openapi-examples.ts';
+import { batchBodyError, singleQueryError } from '../errors/verify-input.ts';
 import { bodyErrors, json, meteredResponses } from '../openapi-schemas.ts';
-import type { JobRunner } from '../operation.ts';
+import { callOf, type JobRunner } from '../operation.ts';
 import { validated } from '../plugins/validation.ts';
-import { BEARER_SECURITY, operationGuards } from './guards.ts';
-
-export const TOO_MANY_EMAILS_MESSAGE = `A batch may contain at most ${MAX_BATCH} addresses.`;
-
-/** docs/api.md, "Errors": over 100 entries is `too_many_emails`; every other body problem `invalid_request`. */
-export function batchBodyError(error: z.ZodError): ApiError {
-  const issue = error.issues[0];
-  if (issue?.code === 'too_big' && issue.path.length === 1 && issue.path[0] === 'emails') {
-    return new ApiError('too_many_emails', TOO_MANY_EMAILS_MESSAGE, { details: { path: '$.emails', max: MAX_BATCH } });
-  }
-  const path = ['$', ...(issue?.path ?? []).map(String)].join('.');
-  return new ApiError('invalid_request', batchProblem(issue), { details: { path } });
-}
-
-function batchProblem(issue: z.core.$ZodIssue | undefined): string {
-  if (issue?.code === 'unrecognized_keys')
-    return `Unknown field ${issue.keys.map((key) => `\`${key}\``).join(', ')}; the body takes only \`emails\`.`;
-  if (issue === undefined || issue.path.length === 0) return 'The body must be a JSON object `{ "emails": [ ... ] }`.';
-  if (issue.path.length === 1) return `\`emails\` must be an array of 1 to ${MAX_BATCH} address strings.`;
-  return `Each entry of \`emails\` must be a string.`;
-}
-
-export function singleQueryError(error: z.ZodError): ApiError {
-  const issue = error.issues[0];
-  if (issue?.code === 'unrecognized_keys') return invalidParameter(issue.keys[0] ?? '?', `Unknown parameter \`${issue.keys[0]}\`.`);
-  return invalidParameter('email', 'Give the address to verify as `email`.');
-}
+import { BEARER_SECURITY } from './guards.ts';
 
 const VERDICTS_IN_SHORT =
   'Each result has a verdict (`deliverable` only when the mail server accepted that exact mailbox on a domain that is neither ' +
@@ -58,8 +33,7 @@ export const verifyRoutes: FastifyPluginCallbackZod<{ runner: JobRunner }> = (ap
   app.post(
     '/v1/email-verify/verify/batch',
     {
-      config: { operation: 'email-verify.batch' },
-      onRequest: operationGuards(app, 'email-verify.batch'),
+      config: { operation: 'email-verify.batch', auth: 'key' },
       schema: {
         operationId: 'verifyEmailBatch',
         tags: ['email-verify'],
@@ -88,17 +62,17 @@ export const verifyRoutes: FastifyPluginCallbackZod<{ runner: JobRunner }> = (ap
     },
     async (request, reply) => {
       const { emails } = request.body;
-      const { results } = await options.runner.run('email-verify.batch', VERIFY_JOB, { emails }, request.id);
+      const job = await options.runner.run('email-verify.batch', VERIFY_JOB, { emails }, callOf(request));
+      const body = buildBatchResponse(publicResults(emails, job));
       await app.charge(request, reply, 'email-verify.batch');
-      return buildBatchResponse(results);
+      return body;
     },
   );
 
   app.get(
     '/v1/email-verify/verify',
     {
-      config: { operation: 'email-verify.single' },
-      onRequest: operationGuards(app, 'email-verify.single'),
+      config: { operation: 'email-verify.single', auth: 'key' },
       schema: {
         operationId: 'verifyEmail',
         tags: ['email-verify'],
@@ -117,9 +91,8 @@ export const verifyRoutes: FastifyPluginCallbackZod<{ runner: JobRunner }> = (ap
     },
     async (request, reply) => {
       const { email } = request.query;
-      const { results } = await options.runner.run('email-verify.single', VERIFY_JOB, { emails: [email] }, request.id);
-      const result = results[0];
-      if (result === undefined) throw new Error('verify job answered no result');
+      const job = await options.runner.run('email-verify.single', VERIFY_JOB, { emails: [email] }, callOf(request));
+      const result = publicResult(email, job);
       await app.charge(request, reply, 'email-verify.single');
       return result;
     },
