@@ -10,7 +10,6 @@ import {
   verifyResultSchema,
 } from '@svc/contracts';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
-import type { z } from 'zod';
 import {
   BATCH_BODY_ERRORS,
   BATCH_REQUEST_EXAMPLE,
