@@ -129,7 +129,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
       ['/v1/qr/qr', '`data` is required.'],
       ['/v1/qr/qr?data=x&scale=0', '`scale` must be from 1 to 40.'],
       ['/v1/qr/qr?data=x&scale=2.5', '`scale` must be a whole number.'],
-      ['/v1/qr/wifi?ssid=home&hidden=maybe&password=secret123', '`hidden` must be one of true, false.'],
+      ['/v1/qr/wifi?ssid=home&hidden=maybe&password=secret123', '`hidden` must be true or false.'],
       ['/v1/qr/wifi?ssid=home', '`password` is required with security=WPA.'],
     ];
     for (const [path, message] of cases) {

@@ -15,7 +15,7 @@ import { Queue, QueueEvents, UnrecoverableError, Worker, type Job } from 'bullmq
 export type { Worker };
 import { ApiError } from '@svc/contracts';
 import { rateLimitedLog, type Logger, type RateLimitedLog } from '@svc/telemetry';
-import { createRedis, type Redis } from './redis.ts';
+import { createRedis, waitForRedis, type Redis } from './redis.ts';
 import { lockTimingFor } from './takeover.ts';
 export { TAKEOVER_MS, lockTimingFor } from './takeover.ts';
 import {
@@ -31,6 +31,8 @@ import { CallerGoneError, deadlineError, jobFailedError, unavailableError } from
 
 /** How long an enqueue may take before the request gives up with 503. */
 const ENQUEUE_TIMEOUT_MS = 2_000;
+/** How long `create` waits for the request connection once the events connection is up. */
+const CONNECT_TIMEOUT_MS = 10_000;
 const CLOSE_TIMEOUT_MS = 2_000;
 /** A job crashing its worker (a poison job) is retried this often, then failed. */
 const MAX_STALLED_COUNT = 2;
@@ -100,7 +102,10 @@ export class BullTransport implements JobTransport {
       channels.set(kind.name, new QueueChannel(queue, events));
     }
     const transport = new BullTransport(client, eventsClient, channels);
+    // Ready means both connections are: the events to hear completions, the request client to
+    // enqueue (a first submit on a client still connecting would be refused as unavailable).
     await Promise.all([...channels.values()].map((channel) => channel.events.waitUntilReady()));
+    await waitForRedis(client, CONNECT_TIMEOUT_MS);
     return transport;
   }
 
