@@ -1,5 +1,5 @@
 /**
- * List verification's contract (decisions.md "List verification"): limits, the list object
+ * List verification's contract (docs/lists.md): limits, the list object
  * and its statuses, the request shapes, and how a list is priced.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Reading uploads: the delimiter and the address column as decisions.md describes them, RFC 4180
+ * Reading uploads: the delimiter and the address column as docs/lists.md describes them, RFC 4180
  * quoting across chunk boundaries, the byte-order mark, the size limit while streaming, and the
  * one dedup rule shared with the verifier.
  */
