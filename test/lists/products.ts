@@ -6,9 +6,10 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { createRedis, waitForRedis } from '@svc/jobs/redis';
-import { RedisKeyStore, generateApiKey } from '@svc/gateway';
+import { generateApiKey } from '@svc/gateway';
 import { dropPrefix, freePort, spawnCommand, spawnNode, stopProcessTree, testRedisUrl, uniquePrefix, waitUntil } from '@svc/testkit';
+import { generateWebhookSecret } from '@svc/webhooks/secrets';
+import { keysCli, parseCreated } from '../callbacks/support.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 export const CLIENT_BIN = join(ROOT, 'clients', 'verify-list', 'bin', 'verify-list.js');
@@ -16,6 +17,8 @@ export const CLIENT_BIN = join(ROOT, 'clients', 'verify-list', 'bin', 'verify-li
 export interface Product {
   baseUrl: string;
   key: string;
+  /** What signs the key's list callbacks: LIST_WEBHOOK_SECRET (embedded), the key tool's secret for the key (distributed). */
+  webhookSecret: string;
   /** Distributed mode: the Redis prefix of this product. */
   prefix?: string;
   /** Everything the processes printed, for failure messages. */
@@ -38,16 +41,17 @@ async function ready(baseUrl: string): Promise<void> {
 
 const BASE_ENV = { LOG_LEVEL: 'warn', HOST: '127.0.0.1' };
 
-/** Embedded mode: `node --import tsx scripts/start.ts` with one key from API_KEYS. */
+/** Embedded mode: `node --import tsx scripts/start.ts` with one key from API_KEYS and LIST_WEBHOOK_SECRET set. */
 export async function startEmbeddedProduct(env: Record<string, string>): Promise<Product> {
   const key = generateApiKey();
+  const webhookSecret = generateWebhookSecret();
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const log = { text: '' };
   let gateway: ChildProcess | undefined;
   const start = async () => {
     gateway = spawnNode('scripts/start.ts', {
-      env: { ...process.env, ...BASE_ENV, ...env, API_KEYS: key, PORT: String(port) },
+      env: { ...process.env, ...BASE_ENV, ...env, API_KEYS: key, LIST_WEBHOOK_SECRET: webhookSecret, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     collect(gateway, log);
@@ -58,18 +62,14 @@ export async function startEmbeddedProduct(env: Record<string, string>): Promise
     gateway = undefined;
   };
   await start();
-  return { baseUrl, key, output: () => log.text, stopGateway: stop, startGateway: start, close: stop };
+  return { baseUrl, key, webhookSecret, output: () => log.text, stopGateway: stop, startGateway: start, close: stop };
 }
 
-/** Distributed mode: the gateway and one verify-worker over the test Redis, a key made in the key store. */
+/** Distributed mode: the gateway and one verify-worker over the test Redis; the key and its webhook secret from the key tool. */
 export async function startDistributedProduct(env: Record<string, string>): Promise<Product> {
   const url = testRedisUrl();
   const prefix = uniquePrefix('lists-e2e');
-  const key = generateApiKey();
-  const redis = createRedis(url, 'request', 'lists-e2e-keys');
-  await waitForRedis(redis, 5_000);
-  await new RedisKeyStore(redis, prefix).create('e2e', key);
-  redis.disconnect();
+  const { key, webhookSecret } = parseCreated((await keysCli(prefix)('create', '--name', 'e2e')).stdout);
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const log = { text: '' };
@@ -93,6 +93,7 @@ export async function startDistributedProduct(env: Record<string, string>): Prom
   return {
     baseUrl,
     key,
+    webhookSecret,
     prefix,
     output: () => log.text,
     stopGateway,
