@@ -23,7 +23,7 @@
  * servers), RCPT commands, verdicts and cost of each, and list against batches as ratios.
  */
 import type { ChildProcess } from 'node:child_process';
-import { loadConfig } from '@svc/config';
+import { CONFIG_ENV_NAMES, loadConfig } from '@svc/config';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
 import { findFreePort, findRedis, startDnsServer, startSmtpServer, type RigSmtpServer, type Zone } from '@svc/testkit';
@@ -271,13 +271,17 @@ function row(route: string, measured: Measured): Record<string, string | number>
 }
 
 loadConfig(); // fail early on a broken environment
+// The product's processes inherit this environment: say which of its settings it changes (LIST_WORKER_CONCURRENCY=8, say).
+const overrides = CONFIG_ENV_NAMES.filter((name) => process.env[name] !== undefined && name !== 'REDIS_URL').map(
+  (name) => `${name}=${process.env[name]}`,
+);
 const world = await mailWorld();
 const product = await startProduct(world.env);
 try {
   console.log(
     `Lists benchmark (${MODE} mode): ${DOMAINS * PER_DOMAIN} addresses over ${DOMAINS} rig domains, ${PER_DOMAIN} each ` +
       `(${Math.round((KNOWN_PER_DOMAIN / PER_DOMAIN) * 100)} % known), SMTP replies +${REPLY_MS} ms, PIPELINING; rate limits off, ` +
-      'batch free allowance 0, everything else at the product defaults',
+      `batch free allowance 0, ${overrides.length === 0 ? 'everything else at the product defaults' : `from this environment: ${overrides.join(' ')}`}`,
   );
   const list = await listPhase(product, world.servers);
   const batch = await batchPhase(product, world.servers);
