@@ -123,7 +123,7 @@ async function startProduct(env: Record<string, string>): Promise<Product> {
   await waitForRedis(client, 5_000);
   await new RedisKeyStore(client, prefix).create('bench', key);
   const distributed = { ...common, REDIS_URL: redis.url, REDIS_PREFIX: prefix };
-  children.push(startProcess('services/verify-worker/src/main.ts', { ...distributed, WORKER_METRICS_PORT: String(await freePort()) }));
+  children.push(startProcess('services/verify-worker/src/main.ts', { ...distributed, WORKER_METRICS_PORT: '0' }));
   children.push(startProcess('services/gateway/src/main.ts', distributed));
   await waitForOk(`${origin}/readyz`);
   return {

@@ -75,7 +75,8 @@ export async function startDistributedProduct(env: Record<string, string>): Prom
   const log = { text: '' };
   const common = { ...process.env, ...BASE_ENV, ...env, REDIS_URL: url, REDIS_PREFIX: prefix };
   const worker = spawnNode('services/verify-worker/src/main.ts', {
-    env: { ...common, WORKER_METRICS_PORT: String(await freePort()), WORKER_METRICS_HOST: '127.0.0.1' },
+    // Port 0: a port picked beforehand could be the one picked for the gateway, whose /readyz the worker would then answer.
+    env: { ...common, WORKER_METRICS_PORT: '0', WORKER_METRICS_HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   collect(worker, log);
