@@ -12,6 +12,7 @@ COPY package.json package-lock.json tsconfig.base.json tsconfig.build.json ./
 COPY libs ./libs
 COPY services ./services
 COPY scripts ./scripts
+COPY clients ./clients
 RUN npm ci --no-audit --no-fund && npm run build
 
 # ---- runtime: production dependencies of the three services and their built files only -------
@@ -33,6 +34,7 @@ COPY libs/webhooks/package.json libs/webhooks/
 COPY services/gateway/package.json services/gateway/
 COPY services/qr-worker/package.json services/qr-worker/
 COPY services/verify-worker/package.json services/verify-worker/
+COPY clients/verify-list/package.json clients/verify-list/
 RUN npm ci --omit=dev --no-audit --no-fund -w services/gateway -w services/qr-worker -w services/verify-worker \
   && npm cache clean --force
 COPY --from=build /app/libs/contracts/dist libs/contracts/dist

@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // (see libs/testkit/src/redis.ts), so they never see each other's queues or counters.
 export default defineConfig({
   test: {
-    include: ['libs/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['libs/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'clients/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     globalSetup: ['libs/testkit/src/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

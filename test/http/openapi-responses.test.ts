@@ -3,6 +3,8 @@
  * /openapi.json: documented status, media type, body schema and headers. The errors are caused as
  * an operator or a caller would cause them: bad input, no key, wrong method, a body too large,
  * a rate limit of 1, no worker at all, a worker that hangs past the deadline, a worker that fails.
+ * The list routes too: creation from JSON and CSV (202 with Location), reading, results in both
+ * formats, cancelling, and their refusals (400, 401, 404, 405, 413, 415, 429).
  */
 import { QR_JOB, VERIFY_JOB } from '@svc/contracts';
 import { registerHandler, type JobContext } from '@svc/jobs';
@@ -18,7 +20,11 @@ const WIFI = '/v1/qr/wifi';
 const BATCH = '/v1/email-verify/verify/batch';
 const SINGLE = '/v1/email-verify/verify';
 const USAGE = '/v1/usage';
+const LISTS = '/v1/email-verify/lists';
+const LIST = '/v1/email-verify/lists/{id}';
+const LIST_RESULTS = '/v1/email-verify/lists/{id}/results';
 const JSON_TYPE = { 'content-type': 'application/json' };
+const CSV_TYPE = { 'content-type': 'text/csv' };
 
 /** A call of each job route with valid input, and one with input it refuses (400). */
 const JOB_ROUTES = [
@@ -57,7 +63,9 @@ describe('responses conform to /openapi.json', () => {
 
   beforeAll(async () => {
     rig = await startMailRig('shop.test', '127.0.0.22', ['ann@shop.test']);
-    main = await start({ env: { ...rig.env, VERIFY_BATCH_DEADLINE_MS: '5000', VERIFY_RESULT_CACHE_TTL_S: '0' } });
+    main = await start({
+      env: { ...rig.env, VERIFY_BATCH_DEADLINE_MS: '5000', VERIFY_RESULT_CACHE_TTL_S: '0', RATE_LIMIT_EMAIL_VERIFY_LIST: '100' },
+    });
     document = (await call(main, '/openapi.json')).json() as OpenApiDocument;
     validator = new OpenApiResponseValidator(document);
   });
@@ -228,5 +236,133 @@ describe('responses conform to /openapi.json', () => {
       const response = await expectDocumented(broken, route, url, init, 500);
       expect(response.text).not.toContain('renderer crashed');
     }
+  });
+  describe('the list routes', () => {
+    const createList = { method: 'post', path: LISTS };
+    const listLists = { method: 'get', path: LISTS };
+    const getList = { method: 'get', path: LIST };
+    const getResults = { method: 'get', path: LIST_RESULTS };
+    const cancelList = { method: 'delete', path: LIST };
+    const post = (key: string | null, body: string, headers: Record<string, string> = JSON_TYPE) => ({
+      key,
+      method: 'POST',
+      headers,
+      body,
+    });
+    const listBody = JSON.stringify({ emails: ['ann@shop.test', 'nobody@shop.test', 'ann@gmial.com', 'not-an-address'], name: 'doc' });
+
+    async function waitUntilEnded(server: TestServer, id: string): Promise<void> {
+      await expect
+        .poll(async () => (await call(server, `${LISTS}/${id}`, { key: server.key })).json(), { timeout: 20_000 })
+        .toMatchObject({ status: 'completed' });
+    }
+
+    it('202, 200: create from JSON and from CSV, read, page, results as JSON and CSV, cancel', async () => {
+      const created = await expectDocumented(main, createList, LISTS, post(main.key, listBody), 202);
+      const { id } = created.json() as { id: string };
+      expect(created.headers.get('location')).toBe(`${LISTS}/${id}`);
+      expect(created.headers.get('x-service-cost')).toBe('0');
+      const csv = await expectDocumented(
+        main,
+        createList,
+        `${LISTS}?name=crm`,
+        post(main.key, 'name;e-mail\r\nAnn;ann@shop.test\r\nNobody;nobody@shop.test\r\n', CSV_TYPE),
+        202,
+      );
+      const csvId = (csv.json() as { id: string }).id;
+      await waitUntilEnded(main, id);
+      await waitUntilEnded(main, csvId);
+
+      const list = await expectDocumented(main, getList, `${LISTS}/${id}`, { key: main.key }, 200);
+      expect(list.json()).toMatchObject({ status: 'completed', count: 4, processed: 4 });
+      const page = await expectDocumented(main, listLists, `${LISTS}?limit=1`, { key: main.key }, 200);
+      expect((page.json() as { nextCursor: string | null }).nextCursor).not.toBeNull();
+      const results = await expectDocumented(main, getResults, `${LISTS}/${id}/results`, { key: main.key }, 200);
+      expect((results.json() as { results: Array<{ verdict: string }> }).results.map((result) => result.verdict)).toEqual([
+        'deliverable',
+        'undeliverable',
+        'undeliverable',
+        'undeliverable',
+      ]);
+      expect(results.headers.get('x-list-pending')).toBe('0');
+      const csvResults = await expectDocumented(main, getResults, `${LISTS}/${csvId}/results?format=csv`, { key: main.key }, 200);
+      expect(csvResults.headers.get('content-type')).toMatch(/^text\/csv/);
+      expect(csvResults.text.split('\n')[0]).toBe('name;e-mail;verdict;score;reason;did_you_mean');
+      const cancelled = await expectDocumented(main, cancelList, `${LISTS}/${id}`, { key: main.key, method: 'DELETE' }, 200);
+      expect(cancelled.json()).toMatchObject({ status: 'completed' }); // a list that ended stays as it ended
+    });
+
+    it('400, 404, 405, 413, 415: what each list route refuses', async () => {
+      const key = main.key;
+      const tooMany = await expectDocumented(
+        main,
+        createList,
+        LISTS,
+        post(key, JSON.stringify({ emails: Array.from({ length: 100_001 }, (_, i) => `a${i}@shop.test`) })),
+        400,
+      );
+      expect(tooMany.json()).toMatchObject({ error: 'too_many_emails' });
+      await expectDocumented(main, createList, LISTS, post(key, JSON.stringify({ emails: [] })), 400);
+      await expectDocumented(
+        main,
+        createList,
+        `${LISTS}?callbackUrl=http%3A%2F%2F10.0.0.1%2F`,
+        post(key, 'email\na@b.co\n', CSV_TYPE),
+        400,
+      );
+      await expectDocumented(main, listLists, `${LISTS}?limit=0`, { key }, 400);
+      await expectDocumented(main, listLists, `${LISTS}?cursor=nonsense`, { key }, 400);
+      await expectDocumented(main, getResults, `${LISTS}/lst_000000000000000000000000/results?format=xml`, { key }, 400);
+
+      const unknown = 'lst_000000000000000000000000';
+      await expectDocumented(main, getList, `${LISTS}/${unknown}`, { key }, 404);
+      await expectDocumented(main, getList, `${LISTS}/not-an-id`, { key }, 404);
+      await expectDocumented(main, getResults, `${LISTS}/${unknown}/results`, { key }, 404);
+      await expectDocumented(main, cancelList, `${LISTS}/${unknown}`, { key, method: 'DELETE' }, 404);
+
+      const wrongMethod = await expectDocumented(main, createList, LISTS, { key, method: 'PUT', headers: JSON_TYPE, body: '{}' }, 405);
+      expect(wrongMethod.headers.get('allow')).toBe('GET, POST, HEAD');
+
+      const huge = `email\n${'x'.repeat(17 * 1024 * 1024)}\n`;
+      await expectDocumented(main, createList, LISTS, post(key, huge, CSV_TYPE), 413);
+      await expectDocumented(main, createList, LISTS, post(key, 'a@b.co', { 'content-type': 'text/plain' }), 415);
+    });
+
+    it('401: every list route without a key or with a revoked one', async () => {
+      const cases: Array<[{ method: string; path: string }, string, RequestInit]> = [
+        [createList, LISTS, { method: 'POST', headers: JSON_TYPE, body: listBody }],
+        [listLists, LISTS, {}],
+        [getList, `${LISTS}/lst_000000000000000000000000`, {}],
+        [getResults, `${LISTS}/lst_000000000000000000000000/results`, {}],
+        [cancelList, `${LISTS}/lst_000000000000000000000000`, { method: 'DELETE' }],
+      ];
+      for (const [operation, url, init] of cases) {
+        for (const key of [null, main.revokedKey]) {
+          const response = await expectDocumented(main, operation, url, { ...init, key }, 401);
+          expect(response.headers.get('www-authenticate')).toMatch(/^Bearer realm="api"/);
+        }
+      }
+    });
+
+    it("429: over the creation rate limit, and over the key's active lists", async () => {
+      const limited = await start({ env: { ...rig.env, RATE_LIMIT_EMAIL_VERIFY_LIST: '1' } });
+      await expectDocumented(limited, createList, LISTS, post(limited.key, JSON.stringify({ emails: [] })), 400);
+      const rate = await expectDocumented(limited, createList, LISTS, post(limited.key, listBody), 429);
+      expect(rate.headers.get('retry-after')).toMatch(/^\d+$/);
+
+      // A server that never answers RCPT keeps the first list running.
+      const busy = await start({ env: { ...rig.env, LIST_MAX_ACTIVE_PER_KEY: '1', VERIFY_COMMAND_TIMEOUT_MS: '5000' } });
+      rig.smtp.script.tarpit = { at: 'rcpt' };
+      try {
+        const first = await expectDocumented(busy, createList, LISTS, post(busy.key, listBody), 202);
+        const active = await expectDocumented(busy, createList, LISTS, post(busy.key, listBody), 429);
+        expect(active.json()).toMatchObject({ error: 'rate_limited', details: { maxActiveLists: 1 } });
+        expect(active.headers.get('retry-after')).toBe('30');
+        const id = (first.json() as { id: string }).id;
+        await expectDocumented(busy, cancelList, `${LISTS}/${id}`, { key: busy.key, method: 'DELETE' }, 200);
+      } finally {
+        delete rig.smtp.script.tarpit;
+      }
+    });
   });
 });

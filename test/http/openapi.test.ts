@@ -29,7 +29,10 @@ interface Operation {
   tags?: string[];
   parameters?: Parameter[];
   requestBody?: {
-    content: Record<string, { schema: { properties: Record<string, { maxItems?: number; minItems?: number }> }; example?: unknown }>;
+    content: Record<
+      string,
+      { schema: { type?: string; properties: Record<string, { maxItems?: number; minItems?: number }> }; example?: unknown }
+    >;
   };
   security?: unknown[];
   responses: Record<string, Response>;
@@ -76,9 +79,14 @@ describe('OpenAPI and docs', () => {
     ]);
     const operations = Object.values(spec.paths).flatMap((item) => Object.values(item));
     expect(operations.map((op) => op.operationId).sort()).toEqual([
+      'cancelList',
+      'createList',
       'generateQrCode',
       'generateWifiQrCode',
+      'getList',
+      'getListResults',
       'getUsage',
+      'listLists',
       'verifyEmail',
       'verifyEmailBatch',
     ]);
@@ -143,10 +151,16 @@ describe('OpenAPI and docs', () => {
       ['/v1/email-verify/verify', 'get', JOB_ERRORS],
       ['/v1/email-verify/verify/batch', 'post', [...JOB_ERRORS, '413', '415']],
       ['/v1/usage', 'get', ['401', '405', '431', '500', '503']],
+      ['/v1/email-verify/lists', 'post', ['400', '401', '405', '413', '415', '429', '431', '500', '503']],
+      ['/v1/email-verify/lists', 'get', ['400', '401', '405', '431', '500', '503']],
+      ['/v1/email-verify/lists/{id}', 'get', ['401', '404', '405', '431', '500', '503']],
+      ['/v1/email-verify/lists/{id}/results', 'get', ['400', '401', '404', '405', '431', '500', '503']],
+      ['/v1/email-verify/lists/{id}', 'delete', ['401', '404', '405', '431', '500', '503']],
     ];
     for (const [path, method, errors] of routes) {
       const responses = operation(path, method).responses;
-      expect(Object.keys(responses).sort(), path).toEqual(['200', ...errors].sort());
+      const success = path === '/v1/email-verify/lists' && method === 'post' ? '202' : '200';
+      expect(Object.keys(responses).sort(), path).toEqual([success, ...errors].sort());
       for (const status of errors) {
         expect(responses[status]!.content['application/json']!.schema, `${path} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
       }
@@ -166,9 +180,43 @@ describe('OpenAPI and docs', () => {
     expect(headers('/v1/qr/wifi', '429')).toContain('Retry-After');
     expect(headers('/v1/qr/wifi', '503')).toContain('Retry-After');
     expect(headers('/v1/usage', '200')).toEqual(['X-Request-Id']);
-    expect(Object.keys(spec.components.headers).sort()).toEqual(
-      ['Allow', 'Retry-After', 'WWW-Authenticate', 'X-Request-Id', 'X-Service-Cost', 'X-Service-Free-Remaining', ...rateLimit].sort(),
+    expect(headers('/v1/email-verify/lists', '202', 'post')).toEqual(
+      expect.arrayContaining(['Location', 'X-Service-Cost', 'X-Service-Free-Remaining', ...rateLimit]),
     );
+    expect(headers('/v1/email-verify/lists/{id}/results', '200')).toEqual([
+      'X-Request-Id',
+      'X-List-Status',
+      'X-List-Pending',
+      'Content-Disposition',
+    ]);
+    expect(headers('/v1/email-verify/lists/{id}', '200')).toEqual(['X-Request-Id']);
+    const lists = ['Location', 'X-List-Status', 'X-List-Pending', 'Content-Disposition'];
+    expect(Object.keys(spec.components.headers).sort()).toEqual(
+      [
+        'Allow',
+        'Retry-After',
+        'WWW-Authenticate',
+        'X-Request-Id',
+        'X-Service-Cost',
+        'X-Service-Free-Remaining',
+        ...rateLimit,
+        ...lists,
+      ].sort(),
+    );
+  });
+
+  it('lists: uploads as JSON or CSV, results as JSON or CSV, the list object by name', () => {
+    const create = operation('/v1/email-verify/lists', 'post');
+    expect(Object.keys(create.requestBody!.content).sort()).toEqual(['application/csv', 'application/json', 'text/csv']);
+    expect(create.requestBody!.content['text/csv']!.schema.type).toBe('string');
+    expect(create.requestBody!.content['application/json']!.schema.properties.emails).toMatchObject({ minItems: 1, maxItems: 100000 });
+    expect(create.responses['202']!.content['application/json']!.schema).toEqual({ $ref: '#/components/schemas/List' });
+    const results = operation('/v1/email-verify/lists/{id}/results').responses['200']!.content;
+    expect(Object.keys(results).sort()).toEqual(['application/json', 'text/csv']);
+    expect(results['text/csv']!.schema.type).toBe('string');
+    expect(results['application/json']!.schema).toEqual({ $ref: '#/components/schemas/ListResults' });
+    expect(parameter('/v1/email-verify/lists/{id}/results', 'format').schema).toMatchObject({ enum: ['json', 'csv'], default: 'json' });
+    expect(parameter('/v1/email-verify/lists/{id}', 'id')).toMatchObject({ in: 'path', required: true });
   });
 
   it('the QR examples are real codes that scan to their data', () => {

@@ -3,6 +3,7 @@
  * it for `data=hello`), which Redocly's linter checks against their schemas.
  */
 import type { ErrorBody } from '@svc/contracts';
+import { encodeCursor } from '@svc/lists';
 
 export const BATCH_REQUEST_EXAMPLE = { emails: ['ann@example.com', 'bob@gmial.com', 'not-an-address'] };
 
@@ -119,8 +120,9 @@ export const USAGE_EXAMPLE = {
     'email-verify.single': { calls: 40, billableCalls: 0, freeRemaining: 60, costUsd: '0' },
     'qr.generate': { calls: 1500, billableCalls: 500, freeRemaining: 0, costUsd: '0.25' },
     'qr.wifi': { calls: 3, billableCalls: 0, freeRemaining: 997, costUsd: '0' },
+    'email-verify.list': { calls: 115, billableCalls: 115, freeRemaining: 0, costUsd: '17.25' },
   },
-  totalCostUsd: '0.55',
+  totalCostUsd: '17.8',
 };
 
 /** One named example per error a response can carry. */
@@ -176,3 +178,90 @@ export const ERROR_EXAMPLES = {
   service_unavailable: { error: 'service_unavailable', message: 'The job backend cannot take this job right now; try again shortly.' },
   timeout: { error: 'timeout', message: 'The job did not finish within the request deadline.' },
 } satisfies ErrorExamples;
+
+/** A list as `GET /v1/email-verify/lists/{id}` answers it while it runs (docs/lists.md, "The list object"). */
+export const LIST_OBJECT_EXAMPLE = {
+  id: 'lst_5f0c3a9d8e7b6a5f4e3d2c1b',
+  name: 'crm export',
+  status: 'running',
+  count: 12000,
+  distinct: 11412,
+  processed: 4300,
+  summary: { deliverable: 3100, risky: 700, undeliverable: 500 },
+  costUsd: '6.15',
+  createdAt: '2026-11-23T10:00:00.000Z',
+  startedAt: '2026-11-23T10:00:01.000Z',
+  completedAt: null,
+};
+
+/** The same list as the `POST` that created it answers: nothing processed yet. */
+export const LIST_CREATED_EXAMPLE = {
+  ...LIST_OBJECT_EXAMPLE,
+  status: 'queued',
+  processed: 0,
+  summary: { deliverable: 0, risky: 0, undeliverable: 0 },
+  costUsd: '0',
+  startedAt: null,
+};
+
+export const LIST_CREATE_EXAMPLE = {
+  emails: ['ann@example.com', 'bob@gmial.com', 'ann@example.com'],
+  name: 'newsletter',
+  callbackUrl: 'https://hooks.example.com/lists?token=abc',
+};
+
+export const LIST_UPLOAD_EXAMPLE = 'name;email;company\r\nAnn;ann@example.com;Example\r\nBob;bob@gmial.com;"Gmial; Inc."\r\n';
+
+export const LIST_PAGE_EXAMPLE = {
+  lists: [LIST_OBJECT_EXAMPLE],
+  nextCursor: encodeCursor(Date.parse(LIST_OBJECT_EXAMPLE.createdAt), LIST_OBJECT_EXAMPLE.id),
+};
+
+export const LIST_RESULTS_EXAMPLE = {
+  id: LIST_OBJECT_EXAMPLE.id,
+  status: 'running',
+  count: 3,
+  pending: 1,
+  results: BATCH_RESPONSE_EXAMPLE.results.slice(0, 2),
+};
+
+/** The upload above with its results appended, in its own separator. */
+export const LIST_RESULTS_CSV_EXAMPLE =
+  'name;email;company;verdict;score;reason;did_you_mean\n' +
+  'Ann;ann@example.com;Example;deliverable;95;accepted_email;\n' +
+  'Bob;bob@gmial.com;"Gmial; Inc.";undeliverable;0;invalid_domain;bob@gmail.com\n';
+
+export const LIST_CREATE_ERRORS: ErrorExamples = {
+  invalid_request: {
+    error: 'invalid_request',
+    message: 'The body must be a JSON object whose `emails` is an array of 1 to 100000 address strings.',
+    details: { path: '$.emails' },
+  },
+  too_many_emails: { error: 'too_many_emails', message: 'A list may contain at most 100000 addresses.', details: { max: 100000 } },
+  invalid_parameter: {
+    error: 'invalid_parameter',
+    message: 'callbackUrl must be an https:// URL on a public host.',
+    details: { param: 'callbackUrl' },
+  },
+};
+
+export const LIST_LIMIT_ERRORS: ErrorExamples = {
+  rate_limited: ERROR_EXAMPLES.rate_limited,
+  active_lists: {
+    error: 'rate_limited',
+    message: 'This key already has 3 lists queued or running; wait for one to finish or cancel one, then retry.',
+    details: { maxActiveLists: 3 },
+  },
+};
+
+export const LIST_PAGE_ERRORS: ErrorExamples = {
+  invalid_parameter: { error: 'invalid_parameter', message: 'limit must be an integer from 1 to 100.', details: { param: 'limit' } },
+};
+
+export const LIST_RESULTS_ERRORS: ErrorExamples = {
+  invalid_parameter: { error: 'invalid_parameter', message: 'format must be json or csv.', details: { param: 'format' } },
+};
+
+export const LIST_NOT_FOUND: ErrorExamples = {
+  not_found: { error: 'not_found', message: 'No list lst_5f0c3a9d8e7b6a5f4e3d2c1b for this key.' },
+};

@@ -5,9 +5,21 @@
  * errors and headers the plugins really send (docs/api.md, "Errors" and "Headers"); the same
  * blocks type the route handlers' replies through the zod type provider.
  */
-import { ERROR_STATUS, OPERATION_IDS, batchResponseSchema, checksSchema, summarySchema, verifyResultSchema } from '@svc/contracts';
+import { Readable } from 'node:stream';
+import {
+  ERROR_STATUS,
+  LIST_BODY_LIMIT_BYTES,
+  OPERATION_IDS,
+  batchResponseSchema,
+  checksSchema,
+  listObjectSchema,
+  listPageSchema,
+  listResultsSchema,
+  summarySchema,
+  verifyResultSchema,
+} from '@svc/contracts';
 import { z } from 'zod';
-import { ERROR_EXAMPLES, type ErrorExamples } from './openapi-examples.ts';
+import { ERROR_EXAMPLES, LIST_LIMIT_ERRORS, LIST_NOT_FOUND, type ErrorExamples } from './openapi-examples.ts';
 
 export const errorBodySchema = z
   .object({
@@ -75,7 +87,16 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   QrMatrix: qrMatrixSchema,
   Usage: usageResponseSchema,
   OperationUsage: operationUsageSchema,
+  List: listObjectSchema,
+  ListPage: listPageSchema,
+  ListResults: listResultsSchema,
 };
+
+/**
+ * CSV is a stream inside the gateway (an upload is parsed as it arrives, results are written as
+ * they are read) and text on the wire: the schema accepts the stream and documents the text.
+ */
+export const csvStreamSchema = (description: string) => z.instanceof(Readable).meta({ type: 'string', description });
 
 const integer = (minimum: number) => ({ type: 'integer', minimum });
 
@@ -128,6 +149,26 @@ export const RESPONSE_HEADERS = {
     description: 'The methods this path takes. On 405.',
     schema: { type: 'string' },
     example: 'GET',
+  },
+  Location: {
+    description: 'Where the new list is: `/v1/email-verify/lists/{id}`. On 202.',
+    schema: { type: 'string', pattern: '^/v1/email-verify/lists/lst_[0-9a-f]{24}$' },
+    example: '/v1/email-verify/lists/lst_5f0c3a9d8e7b6a5f4e3d2c1b',
+  },
+  'X-List-Status': {
+    description: "The list's status when its results were read.",
+    schema: { type: 'string', enum: ['queued', 'running', 'retrying', 'completed', 'cancelled', 'failed'] },
+    example: 'running',
+  },
+  'X-List-Pending': {
+    description: 'Entries not settled when the results were read, left out of them (0 once the list completed).',
+    schema: integer(0),
+    example: 7700,
+  },
+  'Content-Disposition': {
+    description: 'CSV results come as a file named after the list.',
+    schema: { type: 'string' },
+    example: 'attachment; filename="lst_5f0c3a9d8e7b6a5f4e3d2c1b.csv"',
   },
 } as const;
 
@@ -224,5 +265,61 @@ export function accountResponses<C extends Record<string, MediaDoc>>(success: { 
   return {
     200: { description: success.description, headers: PLAIN, content: success.content },
     ...commonErrors(PLAIN),
+  } satisfies Record<number, ResponseDoc>;
+}
+
+interface ErrorDoc {
+  description: string;
+  examples: ErrorExamples;
+}
+
+/**
+ * `POST /v1/email-verify/lists`: metered (rate limit, cost headers) but answered at once, `202`
+ * with `Location`, before any job runs (so no `504`); its own body limit and media types.
+ */
+export function listCreateResponses<C extends Record<string, MediaDoc>>(
+  success: { description: string; content: C },
+  badRequest: ErrorDoc,
+) {
+  return {
+    202: { description: success.description, headers: [...METERED, 'X-Service-Free-Remaining', 'Location'], content: success.content },
+    400: errorResponse(`${badRequest.description} Costs nothing.`, METERED, badRequest.examples),
+    ...commonErrors(METERED),
+    413: errorResponse(`The body is larger than ${LIST_BODY_LIMIT_BYTES / (1024 * 1024)} MiB.`, METERED, {
+      payload_too_large: { error: 'payload_too_large', message: 'A list upload may be at most 16 MiB.' },
+    }),
+    415: errorResponse('A body was sent with a content type other than `application/json` or `text/csv`.', METERED, {
+      unsupported_media_type: { error: 'unsupported_media_type', message: 'Send the list as application/json or text/csv.' },
+    }),
+    429: errorResponse(
+      "Over the key's rate limit of list creations, or the key already has its maximum of lists queued or running (the message " +
+        'says which); try again after `Retry-After` seconds. Costs nothing.',
+      [...METERED, 'Retry-After'],
+      LIST_LIMIT_ERRORS,
+    ),
+  } satisfies Record<number, ResponseDoc>;
+}
+
+/** The routes that read or cancel a list: not metered, authenticated; add `unmeteredBadRequest` and `listNotFound` as they apply. */
+export function listReadResponses<C extends Record<string, MediaDoc>>(success: {
+  description: string;
+  headers?: readonly HeaderName[];
+  content: C;
+}) {
+  return {
+    200: { description: success.description, headers: [...PLAIN, ...(success.headers ?? [])], content: success.content },
+    ...commonErrors(PLAIN),
+  } satisfies Record<number, ResponseDoc>;
+}
+
+/** A `400` of a route that is not metered (a query parameter it refuses). */
+export function unmeteredBadRequest(badRequest: ErrorDoc) {
+  return { 400: errorResponse(badRequest.description, PLAIN, badRequest.examples) } satisfies Record<number, ResponseDoc>;
+}
+
+/** `404` of the routes of one list. */
+export function listNotFound() {
+  return {
+    404: errorResponse('No list with this id for this key (the lists of other keys are not found either).', PLAIN, LIST_NOT_FOUND),
   } satisfies Record<number, ResponseDoc>;
 }

@@ -70,7 +70,17 @@ function withoutMeta(schema: JsonSchema): JsonSchema {
   return rest;
 }
 
+/** A body that takes several media types, each with its own schema (fastify's `body.content`). */
+const perMediaTypeBody = z.object({ content: z.record(z.string(), z.object({ schema: z.instanceof(z.ZodType) })) });
+
 function requestJsonSchema(schema: unknown): unknown {
+  const perMediaType = perMediaTypeBody.safeParse(schema);
+  if (perMediaType.success) {
+    const content = Object.entries(perMediaType.data.content).map(
+      ([type, media]) => [type, { schema: requestJsonSchema(media.schema) }] as const,
+    );
+    return { content: Object.fromEntries(content) };
+  }
   if (!(schema instanceof z.ZodType)) return schema;
   return withoutMeta(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }));
 }

@@ -9,6 +9,7 @@ import {
   ApiError,
   LIST_BODY_LIMIT_BYTES,
   MAX_LIST_ADDRESSES,
+  RESULT_COLUMNS,
   invalidParameter,
   listCreateBodySchema,
   listCreateQuerySchema,
@@ -20,24 +21,34 @@ import {
   type ListCreateBody,
 } from '@svc/contracts';
 import { decodeCursor } from '@svc/lists';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyRequest } from 'fastify';
+import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { payloadTooLarge, readCsvUpload } from '../lists/csv-upload.ts';
 import { csvResults, jsonResults } from '../lists/list-results.ts';
 import type { ListService, NewListInput } from '../lists/list-service.ts';
 import { tooManyAddresses } from '../lists/list-builder.ts';
-import { errorBodySchema } from '../openapi-schemas.ts';
+import {
+  LIST_CREATED_EXAMPLE,
+  LIST_CREATE_ERRORS,
+  LIST_CREATE_EXAMPLE,
+  LIST_OBJECT_EXAMPLE,
+  LIST_PAGE_ERRORS,
+  LIST_PAGE_EXAMPLE,
+  LIST_RESULTS_CSV_EXAMPLE,
+  LIST_RESULTS_ERRORS,
+  LIST_RESULTS_EXAMPLE,
+  LIST_UPLOAD_EXAMPLE,
+} from '../openapi-examples.ts';
+import { csvStreamSchema, json, listCreateResponses, listNotFound, listReadResponses, unmeteredBadRequest } from '../openapi-schemas.ts';
 import { FREE_REMAINING_HEADER } from '../plugins/metering.ts';
 import { validated } from '../plugins/validation.ts';
-
-const errorResponses = Object.fromEntries([400, 401, 404, 413, 415, 429, 500, 503].map((status) => [status, errorBodySchema]));
-import { BEARER_SECURITY } from './guards.ts';
+import { BEARER_SECURITY, callerKey } from './guards.ts';
 
 const PREFIX = '/v1/email-verify/lists';
-const CSV_TYPES = ['text/csv', 'application/csv'];
 const JSON_LAYOUT = { columns: ['email'], addressColumn: 0, delimiter: ',', bom: false } as const;
 
-/** docs/lists.md: over the limit is `too_many_emails`; a bad name or callback `invalid_parameter`; the rest `invalid_request`. */
+/** docs/lists.md, "Limits": over the limit is `too_many_emails`; a bad name or callback `invalid_parameter`; the rest `invalid_request`. */
 export function listBodyError(error: z.ZodError): ApiError {
   const issue = error.issues[0];
   const field = issue?.path[0];
@@ -72,9 +83,32 @@ export function queryError(error: z.ZodError): ApiError {
 }
 
 const idParams = validated(
-  z.object({ id: z.string().describe('The list id, `lst_...`.') }),
+  z.object({ id: z.string().describe('The list id, `lst_` and 24 hex digits.') }),
   () => new ApiError('not_found', 'No such list.'),
 );
+
+/** The upload as fastify validates it per media type: the JSON object, or the CSV file as a stream (read by the handler). */
+const csvUpload = validated(
+  csvStreamSchema(
+    'The file as it is: RFC 4180, UTF-8 with or without BOM, `,` or `;` separated; the address column is the one headed ' +
+      '`email`, `e-mail`, `mail` or `address` (any case), else the first. Other columns are kept and returned.',
+  ).meta({ examples: [LIST_UPLOAD_EXAMPLE] }),
+  () => new ApiError('invalid_request', 'The CSV body could not be read.'),
+);
+const uploadBody = {
+  content: {
+    'application/json': { schema: validated(listCreateBodySchema.meta({ examples: [LIST_CREATE_EXAMPLE] }), listBodyError) },
+    'text/csv': { schema: csvUpload },
+    'application/csv': { schema: csvUpload },
+  },
+};
+
+const csvResultsBody = csvStreamSchema(
+  `The uploaded file (a JSON list: one \`email\` column) with ${RESULT_COLUMNS.join(', ')} appended, in the upload's separator ` +
+    '(and byte-order mark); settled entries only, in input order.',
+);
+
+const NOT_METERED = 'Not metered: reading and cancelling lists cost nothing and are not rate-limited.';
 
 function hasBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];
@@ -93,10 +127,10 @@ export function jsonInput(body: ListCreateBody): NewListInput {
   };
 }
 
-export function listRoutes(app: FastifyInstance, options: { lists: ListService }, done: (error?: Error) => void): void {
+export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app, options, done) => {
   const { lists } = options;
 
-  app.addContentTypeParser(CSV_TYPES, (request, payload, parsed) => {
+  app.addContentTypeParser(['text/csv', 'application/csv'], (request, payload, parsed) => {
     if (Number(request.headers['content-length'] ?? 0) > LIST_BODY_LIMIT_BYTES) return parsed(payloadTooLarge());
     parsed(null, payload);
   });
@@ -114,28 +148,46 @@ export function listRoutes(app: FastifyInstance, options: { lists: ListService }
       config: { operation: 'email-verify.list', auth: 'key' },
       bodyLimit: LIST_BODY_LIMIT_BYTES,
       schema: {
+        operationId: 'createList',
         tags: ['email-verify'],
         summary: 'Verify a list (bulk job)',
         description:
-          `Takes 1 to ${MAX_LIST_ADDRESSES} addresses as JSON \`{ "emails": [...], "name"?, "callbackUrl"? }\` or as \`text/csv\` ` +
-          '(name and callbackUrl then as query parameters), up to 16 MiB. Answers 202 with the list object; poll it, or get a ' +
-          'callback when it ends. Costs nothing now: each started 100 processed distinct addresses costs one batch.',
+          `Takes 1 to ${MAX_LIST_ADDRESSES} addresses as JSON \`{ "emails": [...], "name"?, "callbackUrl"? }\` or as a CSV file ` +
+          '(`name` and `callbackUrl` then as query parameters), up to 16 MiB, and answers 202 with the list object at once. Poll ' +
+          'the list, read its results as it goes, or give a `callbackUrl`: the service POSTs the list, signed, when it ends. ' +
+          'Costs nothing now: each started 100 processed distinct addresses costs one batch ($0.15), drawing on the batch free ' +
+          'allowance first. Duplicates are probed and billed once; greylisted addresses are retried for minutes before they settle.',
         security: BEARER_SECURITY,
         querystring: validated(listCreateQuerySchema, queryError),
-        response: { 202: listObjectSchema, ...errorResponses },
+        body: uploadBody,
+        response: listCreateResponses(
+          {
+            description: 'The list, `queued`; `Location` says where to poll it. `X-Service-Cost` is 0.',
+            content: json(listObjectSchema, LIST_CREATED_EXAMPLE),
+          },
+          {
+            description:
+              'The body is not `{ "emails": [...] }` with 1 to 100000 strings or not readable CSV, or holds no address ' +
+              '(`invalid_request`); more than 100000 entries (`too_many_emails`); or `name`/`callbackUrl` is refused ' +
+              '(`invalid_parameter`, `details.param` names it).',
+            examples: LIST_CREATE_ERRORS,
+          },
+        ),
       },
     },
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      const key = request.identity.key!;
-      const query = request.query as z.infer<typeof listCreateQuerySchema>;
+    async (request, reply) => {
+      const key = callerKey(request);
+      const { query } = request;
       let input: NewListInput;
       if (request.body instanceof Readable) {
         lists.checkCallback(query.callbackUrl);
         const upload = await readCsvUpload(request.body);
         input = { ...upload, name: query.name, callbackUrl: query.callbackUrl };
       } else {
-        if (Object.keys(query).length > 0)
-          throw invalidParameter(Object.keys(query)[0]!, 'With a JSON body, give name and callbackUrl in the body.');
+        const [param] = Object.keys(query);
+        if (param !== undefined) throw invalidParameter(param, 'With a JSON body, give name and callbackUrl in the body.');
+        // fastify validated a JSON body already; parsing it here types it (a body of several media types is `unknown` to the
+        // type provider) and refuses one that came without a content type fastify knows.
         const parsed = listCreateBodySchema.safeParse(request.body);
         if (!parsed.success) throw listBodyError(parsed.error);
         input = jsonInput(parsed.data);
@@ -153,18 +205,29 @@ export function listRoutes(app: FastifyInstance, options: { lists: ListService }
     {
       ...reading,
       schema: {
+        operationId: 'listLists',
         tags: ['email-verify'],
-        summary: "The key's lists, newest first (not metered)",
+        summary: "The key's lists, newest first",
+        description: `Pages of 1 to 100 lists (\`limit\`, default 20); pass \`nextCursor\` back as \`cursor\` for the next page. ${NOT_METERED}`,
         security: BEARER_SECURITY,
         querystring: validated(listPageQuerySchema, queryError),
-        response: { 200: listPageSchema, ...errorResponses },
+        response: {
+          ...listReadResponses({
+            description: 'A page of lists and the cursor of the next (`null` after the last).',
+            content: json(listPageSchema, LIST_PAGE_EXAMPLE),
+          }),
+          ...unmeteredBadRequest({
+            description: '`limit` out of 1..100, a `cursor` that no page gave, or an unknown parameter.',
+            examples: LIST_PAGE_ERRORS,
+          }),
+        },
       },
     },
     async (request) => {
-      const { limit, cursor } = request.query as z.infer<typeof listPageQuerySchema>;
+      const { limit, cursor } = request.query;
       if (cursor !== undefined && decodeCursor(cursor) === undefined)
         throw invalidParameter('cursor', 'cursor must be the nextCursor of a previous page.');
-      return lists.page(request.identity.key!.id, limit, cursor);
+      return lists.page(callerKey(request).id, limit, cursor);
     },
   );
 
@@ -173,14 +236,19 @@ export function listRoutes(app: FastifyInstance, options: { lists: ListService }
     {
       ...reading,
       schema: {
+        operationId: 'getList',
         tags: ['email-verify'],
-        summary: 'A list (not metered)',
+        summary: 'A list: status, progress, verdicts so far, cost so far',
+        description: `\`processed\` never decreases; \`costUsd\` is what the list has cost so far. ${NOT_METERED}`,
         security: BEARER_SECURITY,
         params: idParams,
-        response: { 200: listObjectSchema, ...errorResponses },
+        response: {
+          ...listReadResponses({ description: 'The list.', content: json(listObjectSchema, LIST_OBJECT_EXAMPLE) }),
+          ...listNotFound(),
+        },
       },
     },
-    async (request) => lists.object(await lists.get(request.identity.key!.id, (request.params as { id: string }).id)),
+    async (request) => lists.object(await lists.get(callerKey(request).id, request.params.id)),
   );
 
   app.get(
@@ -188,22 +256,37 @@ export function listRoutes(app: FastifyInstance, options: { lists: ListService }
     {
       ...reading,
       schema: {
+        operationId: 'getListResults',
         tags: ['email-verify'],
-        summary: "A list's results in input order, JSON or CSV (not metered)",
+        summary: "A list's results in input order, as JSON or CSV",
         description:
-          'One result per settled entry, in input order; entries not settled yet are left out and counted in `pending` ' +
-          '(and `X-List-Pending`). CSV keeps the uploaded columns and appends verdict, score, reason, did_you_mean.',
+          'One result per settled entry, in input order, streamed; entries not settled yet are left out and counted in `pending` ' +
+          `(and \`X-List-Pending\`), so results may be read while the list runs. \`format=csv\` answers the uploaded file with ` +
+          `${RESULT_COLUMNS.join(', ')} appended. ${NOT_METERED}`,
         security: BEARER_SECURITY,
         params: idParams,
         querystring: validated(listResultsQuerySchema, queryError),
-        response: { 200: listResultsSchema, ...errorResponses },
+        response: {
+          ...listReadResponses({
+            description: 'The results settled so far: JSON (`format=json`, the default) or the CSV file (`format=csv`).',
+            headers: ['X-List-Status', 'X-List-Pending', 'Content-Disposition'],
+            content: {
+              'application/json': { schema: listResultsSchema, example: LIST_RESULTS_EXAMPLE },
+              'text/csv': { schema: csvResultsBody, example: LIST_RESULTS_CSV_EXAMPLE },
+            },
+          }),
+          ...unmeteredBadRequest({
+            description: '`format` is neither `json` nor `csv`, or an unknown parameter.',
+            examples: LIST_RESULTS_ERRORS,
+          }),
+          ...listNotFound(),
+        },
       },
     },
     async (request, reply) => {
-      const record = await lists.get(request.identity.key!.id, (request.params as { id: string }).id);
-      const { format } = request.query as z.infer<typeof listResultsQuerySchema>;
+      const record = await lists.get(callerKey(request).id, request.params.id);
       reply.header('X-List-Status', record.status).header('X-List-Pending', String(record.count - record.processed));
-      if (format === 'csv') {
+      if (request.query.format === 'csv') {
         reply.type('text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${record.id}.csv"`);
         return reply.send(Readable.from(csvResults(lists.store, record)));
       }
@@ -216,14 +299,24 @@ export function listRoutes(app: FastifyInstance, options: { lists: ListService }
     {
       ...reading,
       schema: {
+        operationId: 'cancelList',
         tags: ['email-verify'],
-        summary: 'Cancel a list: entries not yet probed are never probed nor billed',
+        summary: 'Cancel a list',
+        description:
+          'Entries not yet probed are never probed nor billed; sessions under way are cut and their answers dropped. A list that ' +
+          `already ended is answered as it is. With a \`callbackUrl\`, the list is POSTed to it with \`"event": "list.cancelled"\`. ${NOT_METERED}`,
         security: BEARER_SECURITY,
         params: idParams,
-        response: { 200: listObjectSchema, ...errorResponses },
+        response: {
+          ...listReadResponses({
+            description: 'The list, now `cancelled` (or as it ended).',
+            content: json(listObjectSchema, { ...LIST_OBJECT_EXAMPLE, status: 'cancelled', completedAt: '2026-11-23T10:04:00.000Z' }),
+          }),
+          ...listNotFound(),
+        },
       },
     },
-    async (request) => lists.cancel(request.identity.key!.id, (request.params as { id: string }).id),
+    async (request) => lists.cancel(callerKey(request).id, request.params.id),
   );
   done();
-}
+};
