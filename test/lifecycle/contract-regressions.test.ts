@@ -73,7 +73,14 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
       ['PATCH', '/v1/email-verify/verify/batch', 'not json at all'],
       ['GET', '/v1/email-verify/verify/batch', '{"emails":["a@b.c"]}'],
       ['POST', '/v1/usage', 'x'.repeat(70 * 1024)],
+      // A path with a parameter: the list of that id exists under GET and DELETE.
+      ['POST', '/v1/email-verify/lists/lst_0123456789abcdef', '{}'],
     ] as const;
+    const allowOf: Record<string, string> = {
+      '/v1/email-verify/verify/batch': 'POST',
+      '/v1/usage': 'GET, HEAD',
+      '/v1/email-verify/lists/lst_0123456789abcdef': 'GET, HEAD, DELETE',
+    };
     for (const [method, path, body] of cases) {
       const response = await rawRequest(
         server.baseUrl,
@@ -81,10 +88,11 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
           `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       );
       expectContractError(response, 405, 'method_not_allowed');
-      expect(response.headers.get('allow')).toBe(
-        path === '/v1/email-verify/verify/batch' ? 'POST' : path === '/v1/usage' ? 'GET, HEAD' : 'GET',
-      );
-      if (path !== '/v1/usage') expect(response.headers.get('x-service-cost')).toBe('0');
+      expect(response.headers.get('allow')).toBe(allowOf[path] ?? 'GET');
+      // Metered paths answer their cost; reading a list or the usage is not metered.
+      if (path.startsWith('/v1/qr/') || path.startsWith('/v1/email-verify/verify'))
+        expect(response.headers.get('x-service-cost')).toBe('0');
+      else expect(response.headers.get('x-service-cost') ?? null).toBeNull();
     }
   });
 

@@ -18,13 +18,22 @@ function hasNoBody(request: FastifyRequest): boolean {
 }
 
 function errorsPlugin(app: FastifyInstance, _options: unknown, done: (error?: Error) => void): void {
-  // Metered GET routes refuse HEAD (it would run and bill the job for no body): not in their Allow.
-  const metered = new Set<string>();
+  // Every route's methods and path pattern (`:id` matches one segment), to tell a wrong method
+  // (405) from a wrong path (404) on parametric paths too. Metered GET routes refuse HEAD (it
+  // would run and bill the job for no body): not in their Allow.
+  const routes: Array<{ methods: string[]; pattern: RegExp; metered: boolean }> = [];
   app.addHook('onRoute', (route) => {
-    if (route.config?.operation !== undefined) metered.add(route.url);
+    const source = route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+');
+    routes.push({
+      methods: [route.method].flat(),
+      pattern: new RegExp(`^${source}$`),
+      metered: route.config?.operation !== undefined,
+    });
   });
-  const allowedMethods = (path: string): string[] =>
-    METHODS.filter((method) => app.findRoute({ method, url: path }) !== null && !(method === 'HEAD' && metered.has(path)));
+  const allowedMethods = (path: string): string[] => {
+    const matching = routes.filter((route) => route.pattern.test(path));
+    return METHODS.filter((method) => matching.some((route) => route.methods.includes(method) && !(method === 'HEAD' && route.metered)));
+  };
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof CallerGoneError) {

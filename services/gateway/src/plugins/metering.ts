@@ -99,7 +99,10 @@ function meteringPlugin(app: FastifyInstance, options: MeteringOptions, done: (e
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    const metered = isMeteredRoute(request.routeOptions.config) || meteredPaths.has(request.url.split('?')[0] ?? '');
+    // A request that matched no route (a 405 on a metered path) is costed by its path.
+    const metered =
+      isMeteredRoute(request.routeOptions.config) ||
+      (request.routeOptions.url === undefined && meteredPaths.has(request.url.split('?')[0] ?? ''));
     if (metered && !reply.hasHeader(COST_HEADER)) reply.header(COST_HEADER, '0');
     return payload;
   });
