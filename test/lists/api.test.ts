@@ -7,6 +7,7 @@
  */
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WORK_CHUNK_SIZE } from '@svc/lists';
 import { call, type Mode } from '../support/servers.ts';
 import {
   createList,
@@ -224,12 +225,12 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
   it('results while running: the settled entries so far, the rest counted as pending; cancel stops probing and billing', async () => {
     const key = await server.freshKey();
     const slow = rig.servers['slow.test']!;
-    // Chunks are cut from the addresses sorted by domain: the first 100 (fast.test) make chunk 0.
-    const fast = ['ann@fast.test', ...Array.from({ length: 98 }, (_, i) => `n${i}@fast.test`), 'bob@fast.test'];
+    // Chunks are cut from the addresses sorted by domain: the first chunk's worth (fast.test) make chunk 0.
+    const fast = ['ann@fast.test', ...Array.from({ length: WORK_CHUNK_SIZE - 2 }, (_, i) => `n${i}@fast.test`), 'bob@fast.test'];
     const emails = [fast[0]!, ...slowAddresses(300, `c${mode}`), ...fast.slice(1)];
     const list = (await createList(server, key, { emails, callbackUrl: 'https://hooks.example.com/x' })).json() as ListObjectBody;
     // The fast domain's chunk settles first; the slow one's first session is under way.
-    await expect.poll(async () => (await getList(server, key, list.id)).processed, { timeout: 10_000 }).toBe(100);
+    await expect.poll(async () => (await getList(server, key, list.id)).processed, { timeout: 10_000 }).toBe(WORK_CHUNK_SIZE);
     await expect.poll(() => rcptCounts(slow).has(`c${mode}0@slow.test`), { timeout: 10_000 }).toBe(true);
     const partial = await call(server, `/v1/email-verify/lists/${list.id}/results`, { key });
     expect(partial.headers.get('x-list-pending')).toBe('300');
@@ -248,7 +249,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
 
     const cancelled = await call(server, `/v1/email-verify/lists/${list.id}`, { key, method: 'DELETE' });
     expect(cancelled.status).toBe(200);
-    expect(cancelled.json()).toMatchObject({ status: 'cancelled', processed: 100 });
+    expect(cancelled.json()).toMatchObject({ status: 'cancelled', processed: WORK_CHUNK_SIZE });
     await call(server, `/v1/email-verify/lists/${second.id}`, { key, method: 'DELETE' });
     const sessions = slow.connections;
     await new Promise((resolve) => setTimeout(resolve, 3_000));
@@ -257,11 +258,11 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     const asked = rcptCounts(slow);
     expect(
       slowAddresses(300, `c${mode}`)
-        .slice(100)
+        .slice(WORK_CHUNK_SIZE)
         .filter((address) => asked.has(address)),
     ).toEqual([]);
     const after = await getList(server, key, list.id);
-    expect(after).toMatchObject({ status: 'cancelled', processed: 100, costUsd: '0' });
+    expect(after).toMatchObject({ status: 'cancelled', processed: WORK_CHUNK_SIZE, costUsd: '0' });
     const usage = (await call(server, '/v1/usage', { key })).json() as { operations: Record<string, { calls: number }> };
     expect(usage.operations['email-verify.list']?.calls).toBe(1); // the fast chunk's unit, inside the allowance
     await expect

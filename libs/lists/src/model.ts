@@ -12,7 +12,11 @@
 import { LIST_UNIT_SIZE, formatUsd, type ListObject, type ListStatus, type VerifyResult } from '@svc/contracts';
 
 export const INPUT_CHUNK_ROWS = 1_000;
-export const WORK_CHUNK_SIZE = LIST_UNIT_SIZE;
+/**
+ * 99, not the billing unit's 100: a chunk of one domain plus that domain's catch-all control fits
+ * one SMTP transaction (RFC 5321 guarantees 100 recipients), so it takes one session, not two.
+ */
+export const WORK_CHUNK_SIZE = LIST_UNIT_SIZE - 1;
 
 export type InputRow = [distinctIndex: number, ...cells: string[]];
 export type WorkItem = [distinctIndex: number, address: string, entries: number];
