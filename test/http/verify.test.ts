@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMailRig, type MailRig } from '@svc/testkit';
-import { call, startServer, type Mode, type TestServer } from '../support/servers.ts';
+import { call, startServer, type Mode, type TestServer, postBatch } from '../support/servers.ts';
 
 let rig: MailRig;
 beforeAll(async () => {
@@ -23,12 +23,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
 
   it('batch: one result per entry in order, summary adding up to count, cost and allowance headers', async () => {
     const emails = ['ann@shop.test', 'nobody@shop.test', 'ann@shop.test', 'ann@gmial.com', 'broken'];
-    const response = await call(server, '/v1/email-verify/verify/batch', {
-      key: server.key,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ emails }),
-    });
+    const response = await postBatch(server, server.key, emails);
     expect(response.status).toBe(200);
     expect(response.headers.get('x-service-cost')).toBe('0');
     expect(response.headers.get('x-service-free-remaining')).toBe('9');

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMailRig, type MailRig } from '@svc/testkit';
-import { call, startServer, type Mode, type TestServer } from '../support/servers.ts';
+import { call, startServer, type Mode, type TestServer, postBatch } from '../support/servers.ts';
 import { connect } from '../mcp/mcp-client.ts';
 
 const USERS = ['ann@gone.test', 'bob@gone.test'];
@@ -56,14 +56,7 @@ async function jobsEnded(rig: MailRig, sessions: number): Promise<number> {
   return Date.now() - started;
 }
 
-const batch = (server: TestServer, signal?: AbortSignal) =>
-  call(server, '/v1/email-verify/verify/batch', {
-    key: server.key,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ emails: USERS }),
-    ...(signal === undefined ? {} : { signal }),
-  });
+const batch = (server: TestServer, signal?: AbortSignal) => postBatch(server, server.key, USERS, signal === undefined ? {} : { signal });
 
 async function restCallerLeaves(mode: Mode): Promise<void> {
   const { rig, server } = worlds.get(mode)!;

@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis, type Redis } from '@svc/jobs/redis';
 import { signalGroup, startMailRig, testRedisUrl, type MailRig } from '@svc/testkit';
-import { call, startServer, type TestServer } from '../support/servers.ts';
+import { call, startServer, type TestServer, postBatch } from '../support/servers.ts';
 import { linesOf, startWorkerProcess, type WorkerProcess, type WorkerService } from './worker-processes.ts';
 
 const USERS = ['ann@crash.test', 'bob@crash.test', 'cat@crash.test'];
@@ -108,12 +108,7 @@ const SCENARIOS: Scenario[] = [
     env: { VERIFY_WORKER_CONCURRENCY: '4', VERIFY_MAX_CONNECTIONS_PER_HOST: '8', VERIFY_RESULT_CACHE_TTL_S: '0' },
     afterKillMs: 8_000,
     send: async (server) => {
-      const response = await call(server, '/v1/email-verify/verify/batch', {
-        key: server.key,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ emails: USERS }),
-      });
+      const response = await postBatch(server, server.key, USERS);
       return { requestId: response.headers.get('x-request-id') ?? '', status: response.status, at: Date.now() };
     },
   },

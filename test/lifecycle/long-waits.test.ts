@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QR_JOB } from '@svc/contracts';
 import { registerHandler } from '@svc/jobs';
 import { startMailRig, type MailRig } from '@svc/testkit';
-import { call, startServer, type Mode, type TestServer } from '../support/servers.ts';
+import { call, startServer, type Mode, type TestServer, postBatch } from '../support/servers.ts';
 import { connect, toolError } from '../mcp/mcp-client.ts';
 
 const USERS = ['ann@slow.test', 'bob@slow.test', 'cat@slow.test'];
@@ -56,12 +56,7 @@ afterAll(async () => {
 async function restBatch(mode: Mode): Promise<void> {
   const server = slow.get(mode)!;
   const started = Date.now();
-  const response = await call(server, '/v1/email-verify/verify/batch', {
-    key: server.key,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ emails: USERS }),
-  });
+  const response = await postBatch(server, server.key, USERS);
   const elapsed = Date.now() - started;
   expect(response.status).toBe(200);
   const body = response.json() as { results: Array<{ email: string; verdict: string; reason: string }> };

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis, type Redis } from '@svc/jobs/redis';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { dropPrefix, spawnNode, startMailRig, stopProcessTree, testRedisUrl, uniquePrefix, waitUntil, type MailRig } from '@svc/testkit';
-import { call } from '../support/servers.ts';
+import { call, postBatch } from '../support/servers.ts';
 
 const ADDRESSES = ['ann@red.test', 'private.person@red.test'];
 const WIFI_PASSWORD = 'hunter2hunter2';
@@ -63,12 +63,7 @@ async function exercise(baseUrl: string, key: string): Promise<void> {
   const bad = generateApiKey();
   const results = [
     await call(server, `/v1/email-verify/verify?email=${encodeURIComponent(ADDRESSES[0]!)}`, { key }),
-    await call(server, '/v1/email-verify/verify/batch', {
-      key,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ emails: ADDRESSES }),
-    }),
+    await postBatch(server, key, ADDRESSES),
     await call(server, `/v1/email-verify/verify?email=${ADDRESSES[1]}&key=${key}`, { key }),
     await call(server, `/v1/qr/qr?data=hello&api_key=${key}`),
     await call(server, `/v1/qr/qr?data=hello&token=${bad}`, { key: bad }),

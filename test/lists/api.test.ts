@@ -8,7 +8,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORK_CHUNK_SIZE } from '@svc/lists';
-import { call, type Mode } from '../support/servers.ts';
+import { call, type Mode, postBatch } from '../support/servers.ts';
 import {
   createList,
   getList,
@@ -174,12 +174,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     expect(usage.operations['email-verify.batch']).toMatchObject({ calls: 0, freeRemaining: 0 });
     expect(usage.totalCostUsd).toBe('0.3');
     // The allowance is used up by the list: the next batch costs its price.
-    const batch = await call(server, '/v1/email-verify/verify/batch', {
-      key,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ emails: ['broken'] }),
-    });
+    const batch = await postBatch(server, key, ['broken']);
     expect(batch.headers.get('x-service-cost')).toBe('0.15');
   });
 
@@ -297,12 +292,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     expect(huge.headers.get('x-service-cost')).toBe('0');
 
     // The 64 KiB limit of every other route stands.
-    const batch = await call(server, '/v1/email-verify/verify/batch', {
-      key,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ emails: ['x'.repeat(70 * 1024)] }),
-    });
+    const batch = await postBatch(server, key, ['x'.repeat(70 * 1024)]);
     expect(batch.status).toBe(413);
 
     const plain = await call(server, '/v1/email-verify/lists', {

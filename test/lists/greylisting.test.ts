@@ -7,7 +7,7 @@
  * as `risky`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, type Mode } from '../support/servers.ts';
+import { call, type Mode, postBatch } from '../support/servers.ts';
 import {
   createList,
   getList,
@@ -47,12 +47,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     const grey = rig.servers['grey.test']!;
     const ann = `ann-${mode}@grey.test`;
     const zed = `zed-${mode}@grey.test`;
-    const batch = await call(server, '/v1/email-verify/verify/batch', {
-      key: server.key,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ emails: [ann] }),
-    });
+    const batch = await postBatch(server, server.key, [ann]);
     expect(batch.json()).toMatchObject({ results: [{ email: ann, verdict: 'risky', reason: 'greylisted' }] });
 
     const sessionsBefore = grey.sessions;

@@ -9,7 +9,7 @@
  * list would wait; the batch alone takes about half a second.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, type Mode } from '../support/servers.ts';
+import { call, type Mode, postBatch } from '../support/servers.ts';
 import { createList, getList, startListServer, startMultiRig, type ListObjectBody, type ListServer, type MultiRig } from './harness.ts';
 
 let rig: MultiRig;
@@ -22,12 +22,7 @@ afterAll(async () => rig?.close());
 
 async function timedBatch(server: ListServer, emails: string[]): Promise<number> {
   const started = performance.now();
-  const response = await call(server, '/v1/email-verify/verify/batch', {
-    key: server.key,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ emails }),
-  });
+  const response = await postBatch(server, server.key, emails);
   expect(response.status).toBe(200);
   return performance.now() - started;
 }

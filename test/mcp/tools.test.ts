@@ -8,7 +8,7 @@ import { Resvg } from '@resvg/resvg-js';
 import jsQRModule from 'jsqr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { qrJobHandler } from '@svc/qr-worker';
-import { call, startServer, type Mode, type TestServer } from '../support/servers.ts';
+import { call, startServer, type Mode, type TestServer, postBatch } from '../support/servers.ts';
 import { connect, toolError, type Connected } from './mcp-client.ts';
 
 // jsqr is CommonJS: its default export is a property of the module object under NodeNext.
@@ -188,12 +188,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     ])('email-verify_verify-batch: %s', async (_case, emails, code) => {
       const error = toolError(await verify.callTool('email-verify_verify-batch', { emails }));
       expect(error.error).toBe(code);
-      const rest = await call(server, '/v1/email-verify/verify/batch', {
-        method: 'POST',
-        key: server.key,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ emails }),
-      });
+      const rest = await postBatch(server, server.key, emails);
       expect(rest.status).toBe(400);
       expect(error).toEqual(rest.json());
     });

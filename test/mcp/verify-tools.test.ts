@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMailRig, type MailRig } from '@svc/testkit';
-import { call, startServer, type Mode, type TestServer } from '../support/servers.ts';
+import { startServer, type Mode, type TestServer, postBatch } from '../support/servers.ts';
 import { connect, type Connected } from './mcp-client.ts';
 
 let rig: MailRig;
@@ -43,12 +43,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     expect(body.summary).toEqual({ deliverable: 1, risky: 0, undeliverable: 2 });
     expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(body);
     expect(result._meta).toEqual({ costUsd: '0', freeRemaining: 9 });
-    const rest = await call(server, '/v1/email-verify/verify/batch', {
-      key: server.key,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ emails }),
-    });
+    const rest = await postBatch(server, server.key, emails);
     expect(rest.json()).toEqual(body);
   });
 

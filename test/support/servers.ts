@@ -106,3 +106,19 @@ export async function call(
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, json: (): unknown => JSON.parse(text) };
 }
+
+/** `POST /v1/email-verify/verify/batch` with `{ emails }` as JSON, under `key`. */
+export function postBatch(
+  server: Pick<TestServer, 'baseUrl'>,
+  key: string | null,
+  emails: unknown,
+  init: RequestInit = {},
+): ReturnType<typeof call> {
+  return call(server, '/v1/email-verify/verify/batch', {
+    ...init,
+    key,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ emails }),
+  });
+}
