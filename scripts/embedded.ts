@@ -9,7 +9,13 @@ import { MemoryMeter } from '@svc/metering';
 import { createGatewayMetrics, createLogger, createRegistry } from '@svc/telemetry';
 import { MemoryKeyStore, buildGateway, generateApiKey, type GatewayApp } from '@svc/gateway';
 import { qrJobHandler } from '@svc/qr-worker';
-import { LocalPriorityLimiter, createListProcessor, createVerifyHandler, type PrioritySessionLimiter } from '@svc/verify-worker';
+import {
+  JANITOR_INTERVAL_MS,
+  LocalPriorityLimiter,
+  createListProcessor,
+  createVerifyHandler,
+  type PrioritySessionLimiter,
+} from '@svc/verify-worker';
 import { InProcessCallbackDispatcher, type CallbackDispatcher } from '@svc/webhooks';
 import { generateWebhookSecret, sharedSecret } from '@svc/webhooks/secrets';
 import type { Registry } from 'prom-client';
@@ -33,8 +39,6 @@ export const defaultHandlers = (config: Config, registry: Registry, limiter?: Pr
   qrJobHandler,
   createVerifyHandler({ config, registry, ...(limiter === undefined ? {} : { limiter: limiter.for('batch') }) }),
 ];
-
-const JANITOR_INTERVAL_MS = 30_000;
 
 export async function buildEmbedded(
   config: Config,

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@svc/config';
 import { dropPrefix, startTcpProxy, testRedisUrl, uniquePrefix, type TcpProxy } from '@svc/testkit';
-import { buildDistributedGateway, generateApiKey, type DistributedGateway } from '@svc/gateway';
+import { generateApiKey } from '@svc/gateway';
+import { buildDistributedGateway, type DistributedGateway } from '@svc/gateway/distributed';
 import { call, startServer, type TestServer } from '../support/servers.ts';
 
 describe('no worker running', () => {

@@ -19,8 +19,10 @@ import {
   type RigSmtpServer,
   type SmtpServerScript,
 } from '@svc/testkit';
-import { buildDistributedGateway, generateApiKey, type KeyStore } from '@svc/gateway';
-import { RedisHostLimiter, createVerifyHandler, startDistributedListWork, type DistributedListWork } from '@svc/verify-worker';
+import { generateApiKey, type KeyStore } from '@svc/gateway';
+import { buildDistributedGateway } from '@svc/gateway/distributed';
+import { RedisHostLimiter, createVerifyHandler } from '@svc/verify-worker';
+import { startDistributedListWork, type DistributedListWork } from '@svc/verify-worker/distributed';
 import type { OperationId } from '@svc/contracts';
 import type { FastifyInstance } from 'fastify';
 import { buildEmbedded } from '../../scripts/embedded.ts';

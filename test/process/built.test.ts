@@ -6,7 +6,9 @@
  * with a built qr-worker, the built keys CLI.
  */
 import { execFile, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
@@ -14,6 +16,7 @@ import {
   dropPrefix,
   exitOf,
   scanSvg,
+  spawnCommand,
   spawnNodeBuilt,
   stopProcessTree,
   testRedisUrl,
@@ -73,11 +76,14 @@ describe('the build', () => {
       await dropPrefix(testRedisUrl(), prefix);
     });
 
-    it('embedded mode serves a scannable QR code', async () => {
+    it('embedded mode serves a scannable QR code, and loads no BullMQ, Redis client or MCP SDK until a tool server is called', async () => {
       const port = await freePort();
-      const child = spawnNodeBuilt('scripts/dist/start.js', {
-        env: { ...process.env, REDIS_URL: '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-      });
+      const loaded = join(mkdtempSync(join(tmpdir(), 'packages-')), 'loaded.txt');
+      const child = spawnCommand(
+        process.execPath,
+        ['--conditions=production', '--import', './test/process/fixtures/record-packages.mjs', 'scripts/dist/start.js'],
+        { env: { ...process.env, REDIS_URL: '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RECORD_PACKAGES_FILE: loaded } },
+      );
       children.push(child);
       let output = '';
       child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -86,6 +92,17 @@ describe('the build', () => {
       const response = await fetch(`http://127.0.0.1:${port}/v1/qr/qr?data=built`, { headers: { authorization: `Bearer ${key}` } });
       expect(response.status).toBe(200);
       expect(scanSvg(await response.text())).toBe('built');
+
+      const packages = () => new Set(readFileSync(loaded, 'utf8').split('\n'));
+      expect(packages()).toContain('fastify');
+      for (const heavy of ['bullmq', 'ioredis', '@modelcontextprotocol/sdk', 'ajv']) expect(packages()).not.toContain(heavy);
+      const tools = await fetch(`http://127.0.0.1:${port}/api/mcp/qr`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(tools.status).toBe(200);
+      expect(packages()).toContain('@modelcontextprotocol/sdk');
     }, 30_000);
 
     it('distributed mode: the keys CLI issues a key, the gateway and a qr-worker serve with it, SIGTERM exits 0', async () => {

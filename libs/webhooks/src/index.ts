@@ -1,7 +1,8 @@
 /**
  * Signed, retried callbacks. Receivers need only `verifySignature`; the lists code needs
  * `checkCallbackUrl` and a `CallbackDispatcher`; a worker process runs `startCallbackConsumer`.
- * The key tool imports `@svc/webhooks/secrets` alone, which loads neither BullMQ nor HTTP.
+ * The key tool imports `@svc/webhooks/secrets` alone, which loads neither BullMQ nor HTTP; the
+ * BullMQ dispatcher and consumer are behind `@svc/webhooks/bullmq`, so embedded mode loads no BullMQ.
  */
 export { LIST_EVENT_TYPES, MAX_BODY_BYTES, callbackEventSchema, type CallbackEvent, type ListEventType } from './events.ts';
 export {
@@ -34,11 +35,3 @@ export {
 } from './secrets.ts';
 export type { CallbackDispatcher } from './dispatcher.ts';
 export { InProcessCallbackDispatcher, type InProcessCallbackDispatcherOptions } from './in-process-dispatcher.ts';
-export {
-  CALLBACK_QUEUE,
-  createBullCallbackDispatcher,
-  startCallbackConsumer,
-  type BullCallbackDispatcherOptions,
-  type CallbackConsumer,
-  type CallbackConsumerOptions,
-} from './bull-dispatcher.ts';

@@ -9,16 +9,8 @@ import { Queue } from 'bullmq';
 import { bullPrefix } from '@svc/jobs/bullmq';
 import { createRedis, waitForRedis, type Redis } from '@svc/jobs/redis';
 import { dropPrefix, startTcpProxy, testRedisUrl, uniquePrefix } from '@svc/testkit';
-import {
-  CALLBACK_QUEUE,
-  WebhookSecretStore,
-  createBullCallbackDispatcher,
-  startCallbackConsumer,
-  verifySignature,
-  type CallbackConsumer,
-  type CallbackDispatcher,
-  type CallbackEvent,
-} from '@svc/webhooks';
+import { WebhookSecretStore, verifySignature, type CallbackDispatcher, type CallbackEvent } from '@svc/webhooks';
+import { CALLBACK_QUEUE, createBullCallbackDispatcher, startCallbackConsumer, type CallbackConsumer } from '@svc/webhooks/bullmq';
 import { listCompleted } from './support/events.ts';
 import { captureLogs, type CapturedLogs } from './support/logs.ts';
 import { startReceiver, type Receiver, type Script } from './support/receiver.ts';

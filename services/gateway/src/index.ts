@@ -1,6 +1,5 @@
 export { buildGateway, BODY_LIMIT_BYTES, type GatewayApp } from './app.ts';
 export { serve } from './server.ts';
-export { buildDistributedGateway, startDistributedGateway, type DistributedGateway } from './distributed.ts';
 export { MemoryKeyStore, type KeyStore, type ApiKeyRecord } from './stores/key-store.ts';
 export { RedisKeyStore } from './stores/redis-key-store.ts';
 export { MemoryMeter, type Meter } from './stores/meter.ts';

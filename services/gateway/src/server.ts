@@ -5,7 +5,7 @@
  * job transport and Redis connections close.
  */
 import type { Config } from '@svc/config';
-import { exitOnSignals } from '@svc/jobs/worker';
+import { exitOnSignals } from '@svc/jobs';
 import type { Logger } from '@svc/telemetry';
 import type { GatewayApp } from './app.ts';
 

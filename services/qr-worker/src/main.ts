@@ -1,6 +1,7 @@
 /** The distributed QR worker: renders `qr` jobs from BullMQ. */
 import { loadConfig } from '@svc/config';
-import { exitOnSignals, runWorkerProcess } from '@svc/jobs/worker';
+import { exitOnSignals } from '@svc/jobs';
+import { runWorkerProcess } from '@svc/jobs/worker';
 import { createLogger, createRegistry } from '@svc/telemetry';
 import { qrJobHandler } from './index.ts';
 

@@ -2,5 +2,5 @@ export { createVerifyHandler, createVerifier, type VerifyHandlerOptions } from '
 export type { Verifier, VerifyOptions, VerifyOutcome } from './engine/verifier.ts';
 export type { SessionLimiter } from './engine/host-limiter.ts';
 export { LocalPriorityLimiter, RedisHostLimiter, type PrioritySessionLimiter, type SessionPriority } from './engine/shared-host-limiter.ts';
-export { createListProcessor, startDistributedListWork, type DistributedListWork } from './lists/assemble.ts';
+export { JANITOR_INTERVAL_MS, createListProcessor } from './lists/assemble.ts';
 export { ListProcessor } from './lists/processor.ts';

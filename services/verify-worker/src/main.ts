@@ -1,12 +1,13 @@
 /** The distributed verify worker: runs `verify` jobs and list work (`verify-list`) from BullMQ. */
 import { loadConfig } from '@svc/config';
 import { createRedis } from '@svc/jobs/redis';
-import { exitOnSignals, runWorkerProcess } from '@svc/jobs/worker';
+import { exitOnSignals } from '@svc/jobs';
+import { runWorkerProcess } from '@svc/jobs/worker';
 import { createLogger, createRegistry } from '@svc/telemetry';
 import { RedisHostLimiter } from './engine/shared-host-limiter.ts';
 import { createVerifyHandler } from './handler.ts';
-import { startDistributedListWork } from './lists/assemble.ts';
-import { createBullCallbackDispatcher, startCallbackConsumer } from '@svc/webhooks';
+import { startDistributedListWork } from './lists/distributed-work.ts';
+import { createBullCallbackDispatcher, startCallbackConsumer } from '@svc/webhooks/bullmq';
 
 const config = loadConfig();
 const logger = createLogger(config.LOG_LEVEL, 'verify-worker');

@@ -10,13 +10,13 @@
  * wrong Accept header, ...) are answered in the contract's error format. Other methods are 405
  * with `Allow: POST`.
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ApiError } from '@svc/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ListService } from '../lists/list-service.ts';
 import { callOf, type JobRunner } from '../operation.ts';
 import { InFlightToolCalls } from './cancellation.ts';
 import { callerKey } from '../routes/guards.ts';
+import { loadMcpSdk } from './sdk.ts';
 import { TOOL_SERVERS, createToolServer, type ToolServerDef } from './servers.ts';
 import { toolCallId, toolCallOperation } from './tool-call.ts';
 import { withContractToolErrors } from './tool-result.ts';
@@ -48,7 +48,7 @@ async function serve(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  const server = createToolServer(definition, {
+  const server = await createToolServer(definition, {
     runner,
     key: callerKey(request),
     lists,
@@ -56,7 +56,8 @@ async function serve(
     log: request.log,
     charge: (operation) => app.charge(request, reply, operation),
   });
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const { StreamableTransport } = await loadMcpSdk();
+  const transport = new StreamableTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await server.connect(transport);
     const headers = new Headers();

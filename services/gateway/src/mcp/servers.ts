@@ -3,7 +3,8 @@
  * request (stateless Streamable HTTP), so its tools close over that request's context.
  */
 import { OPERATION_IDS, OPERATIONS, type OperationId } from '@svc/contracts';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { loadMcpSdk } from './sdk.ts';
 import type { ToolContext } from './tool-result.ts';
 import { registerListTools } from './tools-lists.ts';
 import { QR_SERVER_INSTRUCTIONS, registerQrTools } from './tools-qr.ts';
@@ -33,7 +34,8 @@ export const TOOL_SERVERS: readonly ToolServerDef[] = [
   { name: 'qr', operations: operationsOf('qr'), instructions: QR_SERVER_INSTRUCTIONS, register: registerQrTools },
 ];
 
-export function createToolServer(definition: ToolServerDef, context: ToolContext): McpServer {
+export async function createToolServer(definition: ToolServerDef, context: ToolContext): Promise<McpServer> {
+  const { McpServer } = await loadMcpSdk();
   const server = new McpServer({ name: definition.name, version: '1.0.0' }, { instructions: definition.instructions });
   definition.register(server, context);
   return server;
