@@ -114,8 +114,9 @@ export class BullTransport implements JobTransport {
     if (channel === undefined) throw new Error(`no queue for job kind ${kind.name}`);
     if (this.client.status !== 'ready') throw unavailableError();
     if (options.callerGone?.aborted === true) throw new CallerGoneError();
+    // Not parsed here: the route or tool validated it; the worker parses what comes off Redis.
     const envelope: JobEnvelope<P> = {
-      payload: kind.payload.parse(payload),
+      payload,
       deadlineAt: Date.now() + options.deadlineMs,
       requestId: options.requestId,
     };

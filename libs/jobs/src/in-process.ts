@@ -1,10 +1,12 @@
 /**
  * Embedded mode's transport: the same contract as BullMQ, with handlers called in this process.
- * Payloads and results go through the same zod validation, so a job that would fail over Redis
- * fails here too. A caller that leaves cancels its job: the handler's signal aborts.
+ * The payload is not parsed again: it is the value the route or tool validated, typed, and it
+ * crosses no wire. The result is parsed once, as a worker's is, so that a handler returning what
+ * the contract forbids fails here as it would over Redis. A caller that leaves cancels its job:
+ * the handler's signal aborts.
  */
 import { ApiError } from '@svc/contracts';
-import { runHandler, whenAborted, type JobKind, type JobTransport, type RegisteredHandler, type SubmitOptions } from './transport.ts';
+import { jobContext, whenAborted, type JobKind, type JobTransport, type RegisteredHandler, type SubmitOptions } from './transport.ts';
 import { CallerGoneError, deadlineError, jobFailedError } from './transport-errors.ts';
 
 export class InProcessTransport implements JobTransport {
@@ -23,11 +25,11 @@ export class InProcessTransport implements JobTransport {
     if (this.closed || handler === undefined) {
       throw new ApiError('service_unavailable', 'The service cannot take this job right now.', { headers: { 'Retry-After': '5' } });
     }
-    // Validate at the submitting end as BullMQ's transport does, before any work is queued.
-    const checked = kind.payload.parse(payload);
-    const envelope = { payload: checked, deadlineAt: Date.now() + options.deadlineMs, requestId: options.requestId };
-    const stop = options.callerGone === undefined ? this.shutdown.signal : AbortSignal.any([this.shutdown.signal, options.callerGone]);
-    const work = runHandler(handler.kind, handler.handle, envelope, stop);
+    const envelope = { payload, deadlineAt: Date.now() + options.deadlineMs, requestId: options.requestId };
+    const { callerGone } = options;
+    const stop = () => (callerGone === undefined ? this.shutdown.signal : AbortSignal.any([this.shutdown.signal, callerGone]));
+    // Async so that a handler throwing before its first await fails the job like any other error.
+    const work = (async () => kind.result.parse(await handler.handle(payload, jobContext(envelope, stop))))();
     this.inFlight.add(work);
     void work.catch(() => undefined).finally(() => this.inFlight.delete(work));
 
@@ -40,7 +42,7 @@ export class InProcessTransport implements JobTransport {
       const result = await Promise.race([work, deadline, gone.promise]);
       // A handler that gave up at the deadline may still return: that answer is too late.
       if (Date.now() >= envelope.deadlineAt) throw deadlineError();
-      return kind.result.parse(result);
+      return result;
     } catch (error) {
       if (error instanceof ApiError || error instanceof CallerGoneError) throw error;
       // A handler giving up at the deadline (its signal aborted) is the deadline, not a failure.

@@ -59,20 +59,33 @@ export function registerHandler<P, R>(kind: JobKind<P, R>, handle: JobHandler<P,
 }
 
 /**
- * Runs a handler with the validation both transports share: payload parsed before, result
- * parsed after, and an abort signal that fires at the deadline.
+ * What a handler is given. Its signal (aborted at the deadline, or when `outer` aborts) is made on
+ * first read: a QR job never reads it, and making it for every job (a timeout signal, a combined
+ * one and their timer) cost more CPU than encoding a code (profile of the embedded gateway under
+ * `npm run bench:qr`'s load).
  */
-export async function runHandler<P, R>(
-  kind: JobKind<P, R>,
-  handle: JobHandler<P, R>,
-  envelope: JobEnvelope<unknown>,
-  outerSignal?: AbortSignal,
-): Promise<R> {
+export function jobContext(envelope: JobEnvelope<unknown>, outer?: () => AbortSignal): JobContext {
+  let signal: AbortSignal | undefined;
+  return {
+    deadlineAt: envelope.deadlineAt,
+    requestId: envelope.requestId,
+    get signal() {
+      if (signal === undefined) {
+        const deadline = AbortSignal.timeout(Math.max(0, envelope.deadlineAt - Date.now()));
+        signal = outer === undefined ? deadline : AbortSignal.any([deadline, outer()]);
+      }
+      return signal;
+    },
+  };
+}
+
+/**
+ * Runs a job that came off the wire: its payload parsed before the handler sees it (what Redis
+ * holds is not trusted to be what a gateway sent), its result parsed after.
+ */
+export async function runHandler<P, R>(kind: JobKind<P, R>, handle: JobHandler<P, R>, envelope: JobEnvelope<unknown>): Promise<R> {
   const payload = kind.payload.parse(envelope.payload);
-  const deadline = AbortSignal.timeout(Math.max(0, envelope.deadlineAt - Date.now()));
-  const signal = outerSignal === undefined ? deadline : AbortSignal.any([deadline, outerSignal]);
-  const result = await handle(payload, { deadlineAt: envelope.deadlineAt, requestId: envelope.requestId, signal });
-  return kind.result.parse(result);
+  return kind.result.parse(await handle(payload, jobContext(envelope)));
 }
 
 /** Settles when `signal` aborts (never when it is absent), for racing a wait against the caller. */

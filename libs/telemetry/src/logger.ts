@@ -34,6 +34,9 @@ const EMAIL = /[^\s<>"'@,;:()[\]\\]+@([A-Za-z0-9.-]+\.[A-Za-z0-9-]{2,})/g;
 
 /** Hides API keys and the local part of e-mail addresses in free text (error messages, SMTP replies). */
 export function scrubText(text: string): string {
+  // Most text holds neither: two substring searches instead of two regular expressions (the
+  // address pattern alone was 2.6 % of the gateway's CPU under QR load).
+  if (!text.includes('@') && !text.includes('sk_')) return text;
   return text.replace(API_KEY, CENSOR).replace(EMAIL, `${CENSOR}@$1`);
 }
 
@@ -93,6 +96,16 @@ function serializeError(error: Error): Record<string, unknown> {
     if (typeof value === 'string') serialized[field] = scrubText(value);
   }
   return serialized;
+}
+
+/**
+ * The gateway's access log: one line per request, whose fields the gateway builds itself (the URL
+ * through `redactUrl`, no headers, no body), so it goes without the redaction paths and the message
+ * hook every other line pays for.
+ */
+export function createAccessLog(level: string, name: string, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = { level, name };
+  return destination === undefined ? pino(options) : pino(options, destination);
 }
 
 export function loggerOptions(level: string, name: string): LoggerOptions {

@@ -3,7 +3,7 @@
  * gives the key's public id (its first 16 hex digits), which meters and rate limits use so that
  * no key reaches Redis or a log line.
  */
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { hash, randomInt, timingSafeEqual } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -13,14 +13,15 @@ export function generateApiKey(): string {
   return `sk_${body}`;
 }
 
-export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
+// One-shot `hash` (no Hash object per call): every authenticated request pays it.
+export const hashApiKey = (key: string): string => hash('sha256', key, 'hex');
 
 export const keyIdOf = (hash: string): string => hash.slice(0, 16);
 
-/** Compares two hex digests without leaking where they differ. */
+/** Compares two hex digests without leaking where they differ (as text: same outcome, no hex decoding). */
 export function digestsEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
+  const left = Buffer.from(a, 'latin1');
+  const right = Buffer.from(b, 'latin1');
   return left.length === right.length && timingSafeEqual(left, right);
 }
 

@@ -6,15 +6,22 @@
  * A caller that closes its connection before the answer is sent never sees a response, so
  * fastify's onResponse does not run: the raw response's `close` marks the request as abandoned
  * (`request.callerGone`) and records it with status 499, the access-log convention for it.
+ *
+ * The access log is here too: one line per request when it ends (fastify's own two lines, on
+ * arrival and on completion, are off), with the URL redacted.
  */
-import type { GatewayMetrics } from '@svc/telemetry';
+import { redactUrl, type GatewayMetrics, type Logger } from '@svc/telemetry';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
 export const CALLER_GONE_STATUS = 499;
 
-function observabilityPlugin(app: FastifyInstance, options: { metrics: GatewayMetrics }, done: (error?: Error) => void): void {
-  const { metrics } = options;
+function observabilityPlugin(
+  app: FastifyInstance,
+  options: { metrics: GatewayMetrics; accessLog: Logger },
+  done: (error?: Error) => void,
+): void {
+  const { metrics, accessLog } = options;
   const observed = new WeakSet<FastifyRequest>();
   const observe = (request: FastifyRequest, status: number) => {
     // Once per request, whichever of finish, error or close comes first.
@@ -22,8 +29,13 @@ function observabilityPlugin(app: FastifyInstance, options: { metrics: GatewayMe
     observed.add(request);
     metrics.inflight.dec();
     const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(status) };
-    metrics.requestDuration.observe(labels, (performance.now() - request.startedAt) / 1_000);
+    const elapsedMs = performance.now() - request.startedAt;
+    metrics.requestDuration.observe(labels, elapsedMs / 1_000);
     metrics.requests.inc(labels);
+    if (accessLog.isLevelEnabled('info')) {
+      const line = { reqId: request.id, method: request.method, url: redactUrl(request.url), statusCode: status, responseTime: elapsedMs };
+      accessLog.info(line, status === CALLER_GONE_STATUS ? 'request abandoned by its caller' : 'request completed');
+    }
   };
 
   app.decorateRequest('operation', undefined);
