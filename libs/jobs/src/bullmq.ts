@@ -28,6 +28,7 @@ import {
   type SubmitOptions,
 } from './transport.ts';
 import { CallerGoneError, deadlineError, jobFailedError, unavailableError } from './transport-errors.ts';
+import { withTimeout } from './timeout.ts';
 
 /** How long an enqueue may take before the request gives up with 503. */
 const ENQUEUE_TIMEOUT_MS = 2_000;
@@ -268,18 +269,4 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
   worker.on('stalled', (jobId) => log?.warn({ jobId, movedTo: 'wait' }, 'job stalled'));
   worker.on('closed', () => void connection.quit().catch(() => undefined));
   return worker;
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

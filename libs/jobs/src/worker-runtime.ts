@@ -16,6 +16,7 @@ import { bullPrefix, reportErrors, startBullWorker } from './bullmq.ts';
 import type { RegisteredHandler } from './transport.ts';
 import { createWorkerMetrics, rateLimitedLog, type Logger } from '@svc/telemetry';
 import { createRedis } from './redis.ts';
+import { withTimeout } from './timeout.ts';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed'] as const;
 /** A readiness probe must answer within the orchestrator's timeout (1 s by default in Kubernetes). */
@@ -162,18 +163,4 @@ async function oldestWaitingSince(queue: Queue): Promise<number | null> {
 
 function sendJson(response: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
   response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
