@@ -9,7 +9,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    maxWorkers: 2,
+    // Most files spend their time waiting (slow mail servers, deadlines, worker takeovers), so four
+    // run side by side even on two cores (the suite here: 173 s with two, 118 s with four).
+    maxWorkers: 4,
     coverage: {
       provider: 'v8',
       include: ['libs/*/src/**/*.ts', 'services/*/src/**/*.ts'],

@@ -5,7 +5,7 @@
  * `client_gone`; a call answered 200 is billed exactly once. Embedded mode also cancels the job
  * of a caller that left (its SMTP session ends early).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, type ExpectStatic } from 'vitest';
 import { startMailRig, type MailRig } from '@svc/testkit';
 import { call, startServer, type Mode, type TestServer, postBatch } from '../support/servers.ts';
 import { connect } from '../mcp/mcp-client.ts';
@@ -50,7 +50,7 @@ async function clientGoneCount(server: TestServer): Promise<number> {
 }
 
 /** Waits until the mail server has seen `sessions` sessions and none is open any more: the jobs have ended. */
-async function jobsEnded(rig: MailRig, sessions: number): Promise<number> {
+async function jobsEnded(expect: ExpectStatic, rig: MailRig, sessions: number): Promise<number> {
   const started = Date.now();
   await expect.poll(() => rig.smtp.connections >= sessions && rig.smtp.open === 0, { timeout: 15_000, interval: 50 }).toBe(true);
   return Date.now() - started;
@@ -58,12 +58,12 @@ async function jobsEnded(rig: MailRig, sessions: number): Promise<number> {
 
 const batch = (server: TestServer, signal?: AbortSignal) => postBatch(server, server.key, USERS, signal === undefined ? {} : { signal });
 
-async function restCallerLeaves(mode: Mode): Promise<void> {
+async function restCallerLeaves(expect: ExpectStatic, mode: Mode): Promise<void> {
   const { rig, server } = worlds.get(mode)!;
   const connectionsBefore = rig.smtp.connections;
   const before = await clientGoneCount(server);
   await expect(batch(server, AbortSignal.timeout(LEAVE_AFTER_MS))).rejects.toThrow();
-  const endedAfter = await jobsEnded(rig, connectionsBefore + 1);
+  const endedAfter = await jobsEnded(expect, rig, connectionsBefore + 1);
   // In process the job is cancelled with its caller (its session ends at once, 1.6 s early);
   // over BullMQ a running job runs to its end.
   if (mode === 'embedded') expect(endedAfter).toBeLessThan(800);
@@ -71,7 +71,7 @@ async function restCallerLeaves(mode: Mode): Promise<void> {
   expect(await usageOf(server)).toMatchObject({ calls: 0, billableCalls: 0, freeRemaining: 1, costUsd: '0' });
 }
 
-async function toolCallerLeaves(mode: Mode): Promise<void> {
+async function toolCallerLeaves(expect: ExpectStatic, mode: Mode): Promise<void> {
   const { rig, server } = worlds.get(mode)!;
   const before = await clientGoneCount(server);
   const connectionsBefore = rig.smtp.connections;
@@ -81,7 +81,7 @@ async function toolCallerLeaves(mode: Mode): Promise<void> {
     signal: AbortSignal.timeout(LEAVE_AFTER_MS),
   });
   await expect(cancelled).rejects.toThrow();
-  await jobsEnded(rig, connectionsBefore + 1);
+  await jobsEnded(expect, rig, connectionsBefore + 1);
   await cancelling.close();
 
   const closing = await connect(server, 'email-verify');
@@ -89,14 +89,14 @@ async function toolCallerLeaves(mode: Mode): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, LEAVE_AFTER_MS));
   await closing.close();
   await expect(closed).rejects.toThrow();
-  await jobsEnded(rig, connectionsBefore + 2);
+  await jobsEnded(expect, rig, connectionsBefore + 2);
 
   await expect.poll(() => clientGoneCount(server)).toBe(before + 2);
   expect(await usageOf(server)).toMatchObject({ calls: 0, billableCalls: 0, freeRemaining: 1 });
 }
 
 /** REST, then tool: the first uses the allowance, the second costs the price. */
-async function answeredCallsBilledOnce(mode: Mode): Promise<void> {
+async function answeredCallsBilledOnce(expect: ExpectStatic, mode: Mode): Promise<void> {
   const { server } = worlds.get(mode)!;
   const rest = await batch(server);
   expect(rest.status).toBe(200);
@@ -113,15 +113,16 @@ async function answeredCallsBilledOnce(mode: Mode): Promise<void> {
   expect(await usageOf(server)).toEqual({ calls: 2, billableCalls: 1, freeRemaining: 0, costUsd: '0.15' });
 }
 
-// The modes run side by side; within one, the steps run in order (they read one meter).
+// The modes run side by side; within one, the steps run in order (they read one meter). Each test
+// asserts with its own `expect`: the global one does not know which of two concurrent tests runs.
 describe.concurrent('billing on delivery', () => {
-  it.each(MODES)(
+  it.for(MODES)(
     '%s: an aborted REST call, a cancelled tool call and a client closed mid-call cost nothing (client_gone); answered calls are billed once',
     { timeout: 60_000 },
-    async (mode) => {
-      await restCallerLeaves(mode);
-      await toolCallerLeaves(mode);
-      await answeredCallsBilledOnce(mode);
+    async (mode, { expect }) => {
+      await restCallerLeaves(expect, mode);
+      await toolCallerLeaves(expect, mode);
+      await answeredCallsBilledOnce(expect, mode);
     },
   );
 });
