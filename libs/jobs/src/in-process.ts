@@ -27,9 +27,17 @@ export class InProcessTransport implements JobTransport {
     }
     const envelope = { payload, deadlineAt: Date.now() + options.deadlineMs, requestId: options.requestId };
     const { callerGone } = options;
-    const stop = () => (callerGone === undefined ? this.shutdown.signal : AbortSignal.any([this.shutdown.signal, callerGone]));
+    const { context, release } = jobContext(envelope, () =>
+      callerGone === undefined ? [this.shutdown.signal] : [this.shutdown.signal, callerGone],
+    );
     // Async so that a handler throwing before its first await fails the job like any other error.
-    const work = (async () => kind.result.parse(await handler.handle(payload, jobContext(envelope, stop))))();
+    const work = (async () => {
+      try {
+        return kind.result.parse(await handler.handle(payload, context));
+      } finally {
+        release();
+      }
+    })();
     this.inFlight.add(work);
     void work.catch(() => undefined).finally(() => this.inFlight.delete(work));
 

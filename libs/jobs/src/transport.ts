@@ -4,6 +4,7 @@
  * stays in the process (embedded mode) is the transport's business, not the caller's.
  */
 import type { JobKind } from '@svc/contracts';
+import { deadlineSignal } from './deadline-signal.ts';
 
 export type { JobKind };
 
@@ -59,24 +60,25 @@ export function registerHandler<P, R>(kind: JobKind<P, R>, handle: JobHandler<P,
 }
 
 /**
- * What a handler is given. Its signal (aborted at the deadline, or when `outer` aborts) is made on
- * first read: a QR job never reads it, and making it for every job (a timeout signal, a combined
- * one and their timer) cost more CPU than encoding a code (profile of the embedded gateway under
- * `npm run bench:qr`'s load).
+ * What a handler is given, and `release` to call when it has ended. Its signal (aborted at the
+ * deadline, or when one of `sources` aborts) is made on first read: a QR job never reads it, and
+ * making it for every job cost more CPU than encoding a code (profile of the embedded gateway
+ * under `npm run bench:qr`'s load).
  */
-export function jobContext(envelope: JobEnvelope<unknown>, outer?: () => AbortSignal): JobContext {
-  let signal: AbortSignal | undefined;
-  return {
+export function jobContext(
+  envelope: JobEnvelope<unknown>,
+  sources: () => readonly AbortSignal[] = () => [],
+): { context: JobContext; release: () => void } {
+  let made: ReturnType<typeof deadlineSignal> | undefined;
+  const context: JobContext = {
     deadlineAt: envelope.deadlineAt,
     requestId: envelope.requestId,
     get signal() {
-      if (signal === undefined) {
-        const deadline = AbortSignal.timeout(Math.max(0, envelope.deadlineAt - Date.now()));
-        signal = outer === undefined ? deadline : AbortSignal.any([deadline, outer()]);
-      }
-      return signal;
+      made ??= deadlineSignal(envelope.deadlineAt, sources());
+      return made.signal;
     },
   };
+  return { context, release: () => made?.release() };
 }
 
 /**
@@ -85,7 +87,12 @@ export function jobContext(envelope: JobEnvelope<unknown>, outer?: () => AbortSi
  */
 export async function runHandler<P, R>(kind: JobKind<P, R>, handle: JobHandler<P, R>, envelope: JobEnvelope<unknown>): Promise<R> {
   const payload = kind.payload.parse(envelope.payload);
-  return kind.result.parse(await handle(payload, jobContext(envelope)));
+  const { context, release } = jobContext(envelope);
+  try {
+    return kind.result.parse(await handle(payload, context));
+  } finally {
+    release();
+  }
 }
 
 /** Settles when `signal` aborts (never when it is absent), for racing a wait against the caller. */

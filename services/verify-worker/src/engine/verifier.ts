@@ -7,6 +7,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { VerifyResult } from '@svc/contracts';
+import { deadlineSignal } from '@svc/jobs';
 import {
   classifySessionReply,
   isDisposableDomain,
@@ -84,9 +85,14 @@ export class Verifier {
    */
   async verifyDetailed(emails: string[], options: VerifyOptions): Promise<VerifyOutcome[]> {
     const deadlineAt = Math.min(options.deadlineAt, Date.now() + this.deps.batchDeadlineMs) - ANSWER_MARGIN_MS;
-    const signal = AbortSignal.any([options.signal, AbortSignal.timeout(Math.max(0, deadlineAt - Date.now()))]);
+    const { signal, release } = deadlineSignal(deadlineAt, [options.signal]);
     setMaxListeners(0, signal); // one listener per concurrent session, by design
-    const byKey = await this.verifyDistinct(emails, signal, deadlineAt);
+    let byKey: Map<string, VerifyOutcome>;
+    try {
+      byKey = await this.verifyDistinct(emails, signal, deadlineAt);
+    } finally {
+      release();
+    }
     return emails.map((email) => {
       const outcome = byKey.get(dedupKey(email)) ?? unexpectedErrorOutcome(email, false);
       return { ...outcome, result: { ...outcome.result, email } };

@@ -1,0 +1,47 @@
+import { execFile } from 'node:child_process';
+import { getEventListeners } from 'node:events';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { deadlineSignal } from '../src/deadline-signal.ts';
+
+const run = promisify(execFile);
+
+describe('deadlineSignal', () => {
+  it('aborts at the deadline with a TimeoutError', async () => {
+    const { signal } = deadlineSignal(Date.now() + 30);
+    expect(signal.aborted).toBe(false);
+    await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    expect(signal.reason).toBeInstanceOf(DOMException);
+    expect((signal.reason as DOMException).name).toBe('TimeoutError');
+  });
+
+  it('aborts with a source, at once when the source has already aborted', () => {
+    const source = new AbortController();
+    const { signal } = deadlineSignal(Date.now() + 60_000, [source.signal]);
+    source.abort(new Error('caller gone'));
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toEqual(new Error('caller gone'));
+
+    const early = deadlineSignal(Date.now() + 60_000, [AbortSignal.abort('shut down')]);
+    expect(early.signal.aborted).toBe(true);
+    expect(early.signal.reason).toBe('shut down');
+  });
+
+  it('release stops the deadline and leaves no listener on its sources', async () => {
+    const source = new AbortController();
+    const { signal, release } = deadlineSignal(Date.now() + 20, [source.signal]);
+    expect(getEventListeners(source.signal, 'abort')).toHaveLength(1);
+    release();
+    expect(getEventListeners(source.signal, 'abort')).toHaveLength(0);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    source.abort();
+    expect(signal.aborted).toBe(false);
+  });
+
+  it('still fires after a garbage collection when only its listener references it', async () => {
+    const { stdout } = await run(process.execPath, ['--expose-gc', '--import', 'tsx', 'libs/jobs/test/fixtures/deadline-after-gc.ts'], {
+      timeout: 20_000,
+    });
+    expect(JSON.parse(stdout)).toEqual({ fired: 50, of: 50 });
+  });
+});
