@@ -4,8 +4,8 @@
  * Everything ipaddr.js does not class as plain `unicast` is refused: loopback, private, link-local,
  * unique-local, multicast, carrier-grade NAT, reserved and documentation ranges, and the IPv6
  * forms that embed an IPv4 address (6to4, Teredo, NAT64). IPv4-mapped IPv6 (`::ffff:10.0.0.1`)
- * is judged by the IPv4 address it carries. Same rule as the verifier's guard on mail servers
- * (services/verify-worker/src/net/private-address.ts).
+ * is judged by the IPv4 address it carries. The verifier's guard on mail servers uses this same
+ * function (services/verify-worker/src/net/private-address.ts).
  */
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
