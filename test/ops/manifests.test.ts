@@ -16,7 +16,7 @@ import { CONFIG_ENV_NAMES, loadConfig } from '@svc/config';
 import { createGatewayMetrics, createRegistry, createWorkerMetrics } from '@svc/telemetry';
 import { createVerifyHandler } from '@svc/verify-worker';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
-import { Deployment } from 'kubernetes-models/apps/v1';
+import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
@@ -32,10 +32,10 @@ type Obj = {
   stringData?: Record<string, string>;
 };
 
-function render(): Obj[] {
+function render(directory = 'k8s'): Obj[] {
   let output: string;
   try {
-    output = execFileSync('kubectl', ['kustomize', 'k8s'], { encoding: 'utf8' });
+    output = execFileSync('kubectl', ['kustomize', directory], { encoding: 'utf8' });
   } catch (error) {
     throw new Error(`kubectl kustomize failed; install kubectl (apt-get install kubernetes-client): ${(error as Error).message}`);
   }
@@ -47,6 +47,7 @@ const MODELS: Record<string, new (value: never) => { validate(): void }> = {
   Secret,
   Service,
   Deployment,
+  StatefulSet,
   HorizontalPodAutoscaler,
   PodDisruptionBudget,
   NetworkPolicy,
@@ -208,6 +209,38 @@ function withoutLegacyIds(node: unknown): unknown {
       .map(([key, value]) => [key, withoutLegacyIds(value)]),
   );
 }
+
+describe('the trial Redis (k8s/redis)', () => {
+  const objects = render('k8s/redis');
+
+  it('validates, and runs the Redis exporter the Redis alerts read, scraped by a ServiceMonitor', () => {
+    for (const object of objects) {
+      const Model = MODELS[object.kind];
+      expect(Model, `no schema to check ${object.kind} against`).toBeDefined();
+      expect(() => new Model!(object as never).validate(), `${object.kind}/${object.metadata.name}`).not.toThrow();
+    }
+    const redis = objects.find((object) => object.kind === 'StatefulSet') as unknown as {
+      spec: {
+        template: {
+          metadata: { labels: Record<string, string> };
+          spec: { containers: Array<{ name: string; ports?: Array<{ name: string }> }> };
+        };
+      };
+    };
+    const exporter = redis.spec.template.spec.containers.find((container) => container.name === 'redis-exporter');
+    expect(exporter?.ports?.map((port) => port.name)).toEqual(['metrics']);
+    const service = objects.find((object) => object.kind === 'Service') as unknown as {
+      metadata: { labels: Record<string, string> };
+      spec: { ports: Array<{ name: string }> };
+    };
+    expect(service.spec.ports.map((port) => port.name)).toContain('metrics');
+    const monitor = objects.find((object) => object.kind === 'ServiceMonitor') as unknown as {
+      spec: { selector: { matchLabels: Record<string, string> }; endpoints: Array<{ port: string }> };
+    };
+    expect(monitor.spec.endpoints.map((endpoint) => endpoint.port)).toEqual(['metrics']);
+    for (const [label, value] of Object.entries(monitor.spec.selector.matchLabels)) expect(service.metadata.labels[label]).toBe(value);
+  });
+});
 
 describe('compose, dashboard and alerts', () => {
   const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {
