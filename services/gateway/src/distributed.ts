@@ -7,6 +7,7 @@ import { BullListQueue } from '@svc/lists/bullmq';
 import { RedisListStore } from '@svc/lists/redis';
 import { createGatewayMetrics, createLogger, createRegistry, rateLimitedLog } from '@svc/telemetry';
 import { buildGateway, type GatewayApp } from './app.ts';
+import { RedisCancellationRelay } from './mcp/cancellation-relay.ts';
 import { serve } from './server.ts';
 import { RedisKeyStore } from './stores/redis-key-store.ts';
 import { RedisMeter } from './stores/redis-meter.ts';
@@ -28,6 +29,11 @@ export async function buildDistributedGateway(config: Config): Promise<Distribut
   const transport = await BullTransport.create({ url, redisPrefix: config.REDIS_PREFIX, kinds: [QR_JOB, VERIFY_JOB], logger });
   const keys = new RedisKeyStore(redis, config.REDIS_PREFIX);
   const listQueue = new BullListQueue(redis, config.REDIS_PREFIX);
+  const relay = new RedisCancellationRelay(
+    redis,
+    createRedis(url, 'blocking', 'gateway-tool-cancellations', rateLimitedLog(logger)),
+    config.REDIS_PREFIX,
+  );
   const gateway = await buildGateway({
     config,
     transport,
@@ -38,8 +44,14 @@ export async function buildDistributedGateway(config: Config): Promise<Distribut
     renderMetrics: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
     logger,
     lists: { store: new RedisListStore(redis, config.REDIS_PREFIX), queue: listQueue },
+    toolCallRelay: relay,
   });
-  return { gateway, keys, transport, closers: [() => transport.close(), () => listQueue.close(), async () => void (await redis.quit())] };
+  return {
+    gateway,
+    keys,
+    transport,
+    closers: [() => transport.close(), () => listQueue.close(), () => relay.close(), async () => void (await redis.quit())],
+  };
 }
 
 export async function startDistributedGateway(config: Config): Promise<string> {

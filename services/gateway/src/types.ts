@@ -6,6 +6,7 @@ import type { KeyStore, ApiKeyRecord } from './stores/key-store.ts';
 import type { Meter } from './stores/meter.ts';
 import type { Redis } from '@svc/jobs/redis';
 import type { ListQueue, ListStore } from '@svc/lists';
+import type { CancellationRelay } from './mcp/cancellation-relay.ts';
 
 /** Everything the gateway needs from outside; main.ts and scripts/start.ts assemble it per mode. */
 export interface GatewayDeps {
@@ -21,6 +22,8 @@ export interface GatewayDeps {
   logger: Logger;
   /** Where lists are kept and their work queued (Redis and BullMQ, or this process). */
   lists: { store: ListStore; queue: ListQueue };
+  /** Passes tool-call cancellations between gateway replicas (distributed mode). */
+  toolCallRelay?: CancellationRelay;
 }
 
 export interface Identity {

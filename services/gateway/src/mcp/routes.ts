@@ -15,6 +15,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ListService } from '../lists/list-service.ts';
 import { callOf, type JobRunner } from '../operation.ts';
 import { InFlightToolCalls } from './cancellation.ts';
+import type { CancellationRelay } from './cancellation-relay.ts';
 import { callerKey } from '../routes/guards.ts';
 import { loadMcpSdk } from './sdk.ts';
 import { TOOL_SERVERS, createToolServer, type ToolServerDef } from './servers.ts';
@@ -79,8 +80,12 @@ async function serve(
   }
 }
 
-export function mcpRoutes(app: FastifyInstance, options: { runner: JobRunner; lists: ListService }, done: (error?: Error) => void): void {
-  const inFlight = new InFlightToolCalls();
+export function mcpRoutes(
+  app: FastifyInstance,
+  options: { runner: JobRunner; lists: ListService; relay?: CancellationRelay },
+  done: (error?: Error) => void,
+): void {
+  const inFlight = new InFlightToolCalls(options.relay);
   for (const definition of TOOL_SERVERS) {
     app.post(
       `/api/mcp/${definition.name}`,
@@ -91,7 +96,7 @@ export function mcpRoutes(app: FastifyInstance, options: { runner: JobRunner; li
           const keyId = request.identity.key?.id;
           if (keyId === undefined) return;
           // A client aborting one of its calls says so in a POST of its own (see cancellation.ts).
-          const cancelled = inFlight.cancel(keyId, request.body);
+          const cancelled = await inFlight.cancel(keyId, request.body);
           if (cancelled > 0) request.log.info({ cancelled }, 'tool call cancelled by its client');
           const operation = toolCallOperation(request.body, definition.operations);
           if (operation === undefined) return;
@@ -103,5 +108,5 @@ export function mcpRoutes(app: FastifyInstance, options: { runner: JobRunner; li
       (request, reply) => serve(app, options.runner, options.lists, definition, request, reply),
     );
   }
-  done();
+  inFlight.listen().then(() => done(), done);
 }
