@@ -8,23 +8,14 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
-import { spawnNode, stopProcessTree, waitUntil } from '@svc/testkit';
+import { freePort, spawnNode, stopProcessTree, waitUntil } from '@svc/testkit';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { call } from '../support/servers.ts';
 import { startMultiRig, type ListObjectBody, type MultiRig, type ResultBody } from './harness.ts';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const DISTINCT = 1_000;
 const PREFIX = 'faults';
