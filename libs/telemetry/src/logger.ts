@@ -98,14 +98,35 @@ function serializeError(error: Error): Record<string, unknown> {
   return serialized;
 }
 
+/** How long an access line may wait in its buffer before it is written. */
+export const ACCESS_LOG_FLUSH_MS = 200;
+
+export interface AccessLog {
+  logger: Logger;
+  /** Writes what is buffered and stops the flush timer (the gateway's close). */
+  close(): void;
+}
+
 /**
  * The gateway's access log: one line per request, whose fields the gateway builds itself (the URL
  * through `redactUrl`, no headers, no body), so it goes without the redaction paths and the message
- * hook every other line pays for.
+ * hook every other line pays for. Lines are buffered and written synchronously by the 4 KiB, at
+ * least every ACCESS_LOG_FLUSH_MS, and on close: at QR load an access line cost about 8 % of the
+ * gateway's CPU (LOG_LEVEL info against warn, built embedded gateway), of which the system call
+ * per line was a part. A process killed with SIGKILL can lose its last ACCESS_LOG_FLUSH_MS of
+ * access lines; every other log line is written at once.
  */
-export function createAccessLog(level: string, name: string, destination?: DestinationStream): Logger {
+export function createAccessLog(level: string, name: string, destination?: DestinationStream): AccessLog {
   const options: LoggerOptions = { level, name };
-  return destination === undefined ? pino(options) : pino(options, destination);
+  if (destination !== undefined) return { logger: pino(options, destination), close: () => undefined };
+  const buffered = pino.destination({ dest: 1, sync: true, minLength: 4096, periodicFlush: ACCESS_LOG_FLUSH_MS });
+  return {
+    logger: pino(options, buffered),
+    close: () => {
+      buffered.flushSync();
+      buffered.destroy();
+    },
+  };
 }
 
 export function loggerOptions(level: string, name: string): LoggerOptions {

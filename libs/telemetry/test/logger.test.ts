@@ -1,6 +1,11 @@
 /** What may reach a log line: URLs and free text with addresses and keys redacted, repeated errors once per window. */
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { createLogger, rateLimitedLog, redactUrl, scrubText } from '../src/logger.ts';
+import { ACCESS_LOG_FLUSH_MS, createLogger, rateLimitedLog, redactUrl, scrubText } from '../src/logger.ts';
+
+const run = promisify(execFile);
+const FIXTURE = 'libs/telemetry/test/fixtures/access-log.ts';
 
 describe('redactUrl', () => {
   it.each([
@@ -51,5 +56,30 @@ describe('the logger', () => {
     report('error', 'redis:ECONNREFUSED', { connection: 'gateway' }, 'Redis error');
     expect(lines).toHaveLength(3);
     expect(lines[2]).toMatchObject({ connection: 'gateway', suppressedSinceLast: 49, level: 50 });
+  });
+});
+
+describe('the access log', () => {
+  it('writes what it buffered when closed', async () => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', FIXTURE, 'close'], { timeout: 20_000 });
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { i: number }).i),
+    ).toEqual([0, 1, 2]);
+  });
+
+  it(`brings a buffered line out while the process runs on (flushed every ${ACCESS_LOG_FLUSH_MS} ms)`, async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, 'idle'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()));
+        child.once('exit', () => reject(new Error('exited without writing')));
+      });
+      expect(JSON.parse(line)).toMatchObject({ msg: 'request completed', statusCode: 200, name: 'gateway' });
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });

@@ -83,7 +83,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
     return payload;
   });
 
-  await app.register(observabilityPlugin, { metrics, accessLog: createAccessLog(config.LOG_LEVEL, 'gateway') });
+  const accessLog = createAccessLog(config.LOG_LEVEL, 'gateway');
+  app.addHook('onClose', (_instance, done) => {
+    accessLog.close();
+    done();
+  });
+  await app.register(observabilityPlugin, { metrics, accessLog: accessLog.logger });
   await app.register(errorsPlugin);
   await app.register(authPlugin, { keys: deps.keys });
   await app.register(rateLimitPlugin, {
