@@ -48,6 +48,47 @@ function decoded(text: string): string {
   }
 }
 
+const mayBeEncoded = (text: string): boolean => text.includes('%') || text.includes('+');
+
+/**
+ * Whether a raw query value could decode to an address or a key: only when it holds `@`, `sk_` or
+ * a percent escape other than the ones `encodeURIComponent` makes of URL punctuation. Every other
+ * value is logged as it came without being decoded (decoding each value of each logged URL was
+ * most of the access line's cost).
+ */
+function mayHideSecret(raw: string): boolean {
+  if (raw.includes('@') || raw.includes('sk_')) return true;
+  for (let at = raw.indexOf('%'); at >= 0; at = raw.indexOf('%', at + 1)) {
+    if (!SAFE_ESCAPES.has(raw.slice(at + 1, at + 3).toUpperCase())) return true;
+  }
+  return false;
+}
+/** Escapes of characters that take no part in an address or a key: `: / ? # [ ] ! $ & ' ( ) * + , ; = space`, `"`, `<`, `>`, `%`. */
+const SAFE_ESCAPES = new Set([
+  '3A',
+  '2F',
+  '3F',
+  '23',
+  '5B',
+  '5D',
+  '21',
+  '24',
+  '26',
+  '27',
+  '28',
+  '29',
+  '2A',
+  '2B',
+  '2C',
+  '3B',
+  '3D',
+  '20',
+  '22',
+  '3C',
+  '3E',
+  '25',
+]);
+
 /**
  * A request URL as it may be logged: the query of the verify routes removed whole, and elsewhere
  * the value of every credential-like parameter, and any key or address inside a value, redacted.
@@ -65,7 +106,8 @@ export function redactUrl(url: string): string {
       const name = equals < 0 ? pair : pair.slice(0, equals);
       if (equals < 0) return scrubText(pair);
       const value = pair.slice(equals + 1);
-      if (CREDENTIAL_PARAM.test(decoded(name))) return `${name}=${CENSOR}`;
+      if (CREDENTIAL_PARAM.test(mayBeEncoded(name) ? decoded(name) : name)) return `${name}=${CENSOR}`;
+      if (!mayHideSecret(value)) return pair;
       const plain = decoded(value);
       return scrubText(plain) === plain ? pair : `${name}=${encodeURIComponent(scrubText(plain))}`;
     });

@@ -18,6 +18,12 @@ describe('redactUrl', () => {
     ],
     ['/v1/qr/qr?data=mailto%3Aann%40example.com', '/v1/qr/qr?data=mailto%3A%5Bredacted%5D%40example.com'],
     ['/v1/qr/qr?data=sk_AAAAAAAAAAAAAAAA', '/v1/qr/qr?data=%5Bredacted%5D'],
+    ['/v1/qr/qr?data=%73k%5FAAAAAAAAAAAAAAAA', '/v1/qr/qr?data=%5Bredacted%5D'],
+    ['/v1/qr/qr?data=ann%2540example.com+x%40y.org', '/v1/qr/qr?data=ann%2540example.com%20%5Bredacted%5D%40y.org'],
+    [
+      '/v1/qr/qr?data=https%3A%2F%2Fexample.com%2Fa%3Fb%3D1%26c%3D2&scale=4',
+      '/v1/qr/qr?data=https%3A%2F%2Fexample.com%2Fa%3Fb%3D1%26c%3D2&scale=4',
+    ],
     ['/v1/qr/qr?data=%zz&flag', '/v1/qr/qr?data=%zz&flag'],
     ['/healthz', '/healthz'],
   ])('%s', (url, logged) => expect(redactUrl(url)).toBe(logged));
