@@ -23,7 +23,7 @@ import { generateApiKey, type KeyStore } from '@svc/gateway';
 import { buildDistributedGateway } from '@svc/gateway/distributed';
 import { RedisHostLimiter, createVerifyHandler } from '@svc/verify-worker';
 import { startDistributedListWork, type DistributedListWork } from '@svc/verify-worker/distributed';
-import type { OperationId } from '@svc/contracts';
+import type { ListObject, OperationId } from '@svc/contracts';
 import type { FastifyInstance } from 'fastify';
 import { buildEmbedded } from '../../scripts/embedded.ts';
 import { call, type Mode } from '../support/servers.ts';
@@ -104,20 +104,8 @@ export async function startListServer(mode: Mode, env: Record<string, string> = 
   };
 }
 
-export interface ListObjectBody {
-  id: string;
-  name: string | null;
-  status: string;
-  count: number;
-  distinct: number;
-  processed: number;
-  summary: { deliverable: number; risky: number; undeliverable: number };
-  costUsd: string;
-  createdAt: string;
-  startedAt: string | null;
-  completedAt: string | null;
-  error?: string;
-}
+/** The list object as the API answers it. */
+export type ListObjectBody = ListObject;
 
 export interface ResultBody {
   email: string;

@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { VerifyResult } from '@svc/contracts';
 import { createRedis, waitForRedis, type Redis } from '@svc/jobs/redis';
-import { dropPrefix, testRedisUrl, uniquePrefix } from '@svc/testkit';
+import { dropPrefix, testRedisUrl, uniquePrefix, verifyResult } from '@svc/testkit';
 import { MemoryListStore, type ListStore, type NewList } from '../src/index.ts';
 import { RedisListStore } from '../src/redis-store.ts';
 
@@ -18,22 +18,12 @@ afterAll(async () => {
   await dropPrefix(testRedisUrl(), prefix);
 });
 
-const result = (email: string, verdict: VerifyResult['verdict']): VerifyResult => ({
-  email,
-  score: verdict === 'deliverable' ? 90 : 0,
-  verdict,
-  reason: verdict === 'deliverable' ? 'accepted_email' : 'rejected_email',
-  checks: {
-    syntax: true,
-    domainExists: true,
-    mx: ['mx.x.test'],
-    smtp: 'accepted',
-    catchAll: false,
-    disposable: false,
-    role: false,
-    free: false,
-  },
-});
+const result = (email: string, verdict: VerifyResult['verdict']): VerifyResult =>
+  verifyResult(email, {
+    verdict,
+    score: verdict === 'deliverable' ? 90 : 0,
+    reason: verdict === 'deliverable' ? 'accepted_email' : 'rejected_email',
+  });
 
 let counter = 0;
 function newList(keyId: string, overrides: Partial<NewList> = {}): NewList {

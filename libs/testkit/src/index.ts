@@ -8,3 +8,4 @@ export * from './mail/smtp-server.ts';
 export { startMailRig, type MailRig } from './mail/rig.ts';
 export * from './processes.ts';
 export { RecordingCallbackDispatcher, type RecordedCallbackEvent } from './recording-dispatcher.ts';
+export { verifyResult } from './verify-result.ts';

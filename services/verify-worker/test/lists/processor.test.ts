@@ -7,27 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import type { VerifyResult } from '@svc/contracts';
 import { MemoryListStore, type ListQueue, type QueuedListJob } from '@svc/lists';
-import { RecordingCallbackDispatcher } from '@svc/testkit';
+import { RecordingCallbackDispatcher, verifyResult } from '@svc/testkit';
 import { MemoryMeter } from '@svc/metering';
 import type { VerifyOutcome } from '../../src/engine/results.ts';
 import { ListProcessor, type VerifyFn } from '../../src/lists/processor.ts';
 
-const acceptedResult = (email: string): VerifyResult => ({
-  email,
-  score: 95,
-  verdict: 'deliverable',
-  reason: 'accepted_email',
-  checks: {
-    syntax: true,
-    domainExists: true,
-    mx: ['mx.x.test'],
-    smtp: 'accepted',
-    catchAll: false,
-    disposable: false,
-    role: false,
-    free: false,
-  },
-});
+const acceptedResult = (email: string): VerifyResult => verifyResult(email);
 const accepted = (email: string): VerifyOutcome => ({ result: acceptedResult(email), temporary: false });
 const greylisted = (email: string, retryAfterSeconds?: number): VerifyOutcome => ({
   result: { ...acceptedResult(email), verdict: 'risky', reason: 'greylisted', score: 40 },
