@@ -13,6 +13,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { hostOf, isPublicAddress } from './address-guard.ts';
 import { checkCallbackUrl } from './callback-url.ts';
+import { deadlineSignal, whenAborted } from '@svc/jobs';
 
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024;
@@ -53,30 +54,39 @@ export async function deliver(request: DeliveryRequest, options: DeliveryOptions
   const check = checkCallbackUrl(request.url, options.allowPrivate);
   if (!check.ok) return { kind: 'refused', reason: check.message };
   const timeoutMs = options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
-  const deadline = AbortSignal.timeout(timeoutMs);
-  const signal = options.signal === undefined ? deadline : AbortSignal.any([deadline, options.signal]);
+  const { signal, release } = deadlineSignal(Date.now() + timeoutMs, options.signal === undefined ? [] : [options.signal]);
   const describe = (error: unknown) =>
-    deadline.aborted ? `no answer within ${timeoutMs} ms` : signal.aborted ? 'cancelled' : errorCode(error);
-
-  const url = new URL(request.url);
-  const { host, literal } = hostOf(url);
-  let addresses: string[];
+    !signal.aborted
+      ? errorCode(error)
+      : signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError'
+        ? `no answer within ${timeoutMs} ms`
+        : 'cancelled';
   try {
-    addresses = literal ? [host] : await untilAborted((options.resolveHost ?? resolveWithSystem)(host), signal);
-  } catch (error) {
-    return { kind: 'failed', reason: `cannot resolve ${host}: ${describe(error)}` };
-  }
-  const vetted = options.allowPrivate ? addresses : addresses.filter(isPublicAddress);
-  if (vetted.length === 0) return { kind: 'refused', reason: `${host} resolves to no public address` };
+    const url = new URL(request.url);
+    const { host, literal } = hostOf(url);
+    let addresses: string[];
+    const aborted = whenAborted(signal, () => new Error('aborted', { cause: signal.reason }));
+    try {
+      addresses = literal ? [host] : await Promise.race([(options.resolveHost ?? resolveWithSystem)(host), aborted.promise]);
+    } catch (error) {
+      return { kind: 'failed', reason: `cannot resolve ${host}: ${describe(error)}` };
+    } finally {
+      aborted.dispose();
+    }
+    const vetted = options.allowPrivate ? addresses : addresses.filter(isPublicAddress);
+    if (vetted.length === 0) return { kind: 'refused', reason: `${host} resolves to no public address` };
 
-  return post(
-    url,
-    host,
-    vetted,
-    request,
-    { ...options, signal, maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES },
-    describe,
-  );
+    return await post(
+      url,
+      host,
+      vetted,
+      request,
+      { ...options, signal, maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES },
+      describe,
+    );
+  } finally {
+    release();
+  }
 }
 
 /** A `lookup` for the socket that answers with the vetted addresses, whatever name it is asked. */
@@ -153,20 +163,4 @@ function post(
 function errorCode(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   return 'code' in error && typeof error.code === 'string' ? error.code : error.message;
-}
-
-async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  signal.throwIfAborted();
-  let onAbort: (() => void) | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        onAbort = () => reject(new Error('aborted', { cause: signal.reason }));
-        signal.addEventListener('abort', onAbort, { once: true });
-      }),
-    ]);
-  } finally {
-    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
-  }
 }
