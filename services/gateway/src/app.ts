@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { createAccessLog, loggerOptions } from '@svc/telemetry';
 import { clientErrorHandler, frameworkErrorHandler, refuseConnect, watchResponses } from './errors/client-errors.ts';
+import { BODY_LIMIT_BYTES } from './errors/api-errors.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { createJobRunner } from './operation.ts';
 import authPlugin from './plugins/auth.ts';
@@ -25,7 +26,6 @@ import { usageRoutes } from './routes/usage.ts';
 import { verifyRoutes } from './routes/verify.ts';
 import type { GatewayDeps } from './types.ts';
 
-export const BODY_LIMIT_BYTES = 64 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**

@@ -1,4 +1,5 @@
-export { buildGateway, BODY_LIMIT_BYTES, type GatewayApp } from './app.ts';
+export { buildGateway, type GatewayApp } from './app.ts';
+export { BODY_LIMIT_BYTES } from './errors/api-errors.ts';
 export { serve } from './server.ts';
 export { MemoryKeyStore, type KeyStore, type ApiKeyRecord } from './stores/key-store.ts';
 export { RedisKeyStore } from './stores/redis-key-store.ts';

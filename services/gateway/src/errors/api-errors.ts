@@ -4,12 +4,13 @@
  * operation answer the same error for the same fault.
  */
 import { ApiError, isApiError } from '@svc/contracts';
-import type { FastifyError, FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyReply } from 'fastify';
 
-export const BODY_LIMIT_KIB = 64;
+/** The largest JSON body a route takes (list CSV uploads have their own limit). */
+export const BODY_LIMIT_BYTES = 64 * 1024;
 
 const FASTIFY_CODES: Record<string, () => ApiError> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: () => new ApiError('payload_too_large', `The request body is larger than ${BODY_LIMIT_KIB} KiB.`),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new ApiError('payload_too_large', `The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB.`),
   FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new ApiError('unsupported_media_type', 'Send the body as application/json.'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new ApiError('invalid_request', 'The Content-Length header does not match the body.'),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => missingBody(),
@@ -51,3 +52,13 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
 
 /** Expected refusals of the backend (503, 504) are warnings; any other 5xx is a bug. */
 export const isBug = (error: ApiError): boolean => error.status >= 500 && error.code !== 'service_unavailable' && error.code !== 'timeout';
+
+/**
+ * Logs a request or tool call that ended in `apiError` (from `error`): a defect at `error` with
+ * its stack, an expected 5xx (Redis out of reach, a deadline) at `warn`, a caller's mistake at `info`.
+ */
+export function logApiError(log: FastifyBaseLogger, error: unknown, apiError: ApiError, fields: Record<string, unknown> = {}): void {
+  if (isBug(apiError)) log.error({ ...fields, err: error, code: apiError.code }, 'request failed');
+  else if (apiError.status >= 500) log.warn({ ...fields, code: apiError.code }, apiError.message);
+  else log.info({ ...fields, code: apiError.code }, apiError.message);
+}

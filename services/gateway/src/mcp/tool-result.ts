@@ -8,7 +8,7 @@ import { ApiError, formatUsd, type OperationId } from '@svc/contracts';
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { CallerGoneError } from '@svc/jobs';
-import { isBug, toApiError } from '../errors/api-errors.ts';
+import { logApiError, toApiError } from '../errors/api-errors.ts';
 import type { ListService } from '../lists/list-service.ts';
 import type { CallContext, JobRunner } from '../operation.ts';
 import type { ChargeResult } from '../plugins/metering.ts';
@@ -55,9 +55,7 @@ export async function runTool(context: ToolContext, operation: OperationId, work
       return errorResult(toApiError(error, context.call.requestId));
     }
     const apiError = toApiError(error, context.call.requestId);
-    if (isBug(apiError)) context.log.error({ err: error, code: apiError.code, operation }, 'tool call failed');
-    else if (apiError.status >= 500) context.log.warn({ code: apiError.code, operation }, apiError.message);
-    else context.log.info({ code: apiError.code, operation }, apiError.message);
+    logApiError(context.log, error, apiError, { operation });
     return errorResult(apiError);
   }
 }

@@ -3,20 +3,12 @@
  * results a page at a time (a tool answer cannot stream). Arguments are validated and errors
  * mapped by the REST routes' own code; bodies are the REST bodies.
  */
-import {
-  OPERATIONS,
-  formatUsd,
-  listCreateBodySchema,
-  listObjectSchema,
-  verifyResultSchema,
-  LIST_STATUSES,
-  type ApiError,
-} from '@svc/contracts';
+import { OPERATIONS, formatUsd, listCreateBodySchema, listObjectSchema, verifyResultSchema, LIST_STATUSES } from '@svc/contracts';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { settledEntries } from '../lists/list-results.ts';
-import { toApiError } from '../errors/api-errors.ts';
+import { logApiError, toApiError } from '../errors/api-errors.ts';
 import { jsonInput, listBodyError, queryError } from '../routes/lists.ts';
 import { advertisedInput, parseArguments } from './advertised-schema.ts';
 import { errorResult, textContent, type ToolContext } from './tool-result.ts';
@@ -63,8 +55,8 @@ async function answer(
       ...(meta === undefined ? {} : { _meta: meta }),
     };
   } catch (error) {
-    const apiError: ApiError = toApiError(error instanceof Error ? error : new Error(String(error)), context.call.requestId);
-    if (apiError.status >= 500) context.log.error({ err: apiError.cause ?? error, code: apiError.code }, 'list tool failed');
+    const apiError = toApiError(error, context.call.requestId);
+    logApiError(context.log, error, apiError);
     return errorResult(apiError);
   }
 }

@@ -8,7 +8,7 @@ import { ApiError } from '@svc/contracts';
 import { CallerGoneError } from '@svc/jobs';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { isBug, missingBody, sendError, toApiError } from '../errors/api-errors.ts';
+import { logApiError, missingBody, sendError, toApiError } from '../errors/api-errors.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
@@ -43,9 +43,7 @@ function errorsPlugin(app: FastifyInstance, _options: unknown, done: (error?: Er
     }
     // docs/api.md, "Errors": a missing body is invalid_request whatever its content type says.
     const apiError = error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' && hasNoBody(request) ? missingBody() : toApiError(error, request.id);
-    if (isBug(apiError)) request.log.error({ err: error, code: apiError.code }, 'request failed');
-    else if (apiError.status >= 500) request.log.warn({ code: apiError.code }, apiError.message);
-    else request.log.info({ code: apiError.code }, apiError.message);
+    logApiError(request.log, error, apiError);
     return sendError(reply, apiError);
   });
 
