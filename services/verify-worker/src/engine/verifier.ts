@@ -134,6 +134,8 @@ export class Verifier {
     const controls = new Map<string, string>();
     const outcomes = await this.probe(toProbe, lookups, controls, signal, deadlineAt);
     const findings = new Map<string, DomainFindings>();
+    // Written side by side once every address is decided: one Redis round trip each, in parallel.
+    const cacheWrites: Array<Promise<void>> = [];
     for (const [key, parsed] of toProbe) {
       try {
         const outcome = this.decideAddress(
@@ -147,12 +149,14 @@ export class Verifier {
         );
         settled.set(key, outcome);
         this.deps.onResult?.(outcome.result);
-        if (SETTLED.has(outcome.result.reason))
-          await this.deps.cache?.set(outcomeCacheKey(parsed.address), toCachedOutcome(outcome.result)).catch(() => undefined);
+        const cache = this.deps.cache;
+        if (cache !== undefined && SETTLED.has(outcome.result.reason))
+          cacheWrites.push(cache.set(outcomeCacheKey(parsed.address), toCachedOutcome(outcome.result)).catch(() => undefined));
       } catch {
         settled.set(key, unexpectedErrorOutcome(parsed.address, true));
       }
     }
+    await Promise.all(cacheWrites);
     return settled;
   }
 
