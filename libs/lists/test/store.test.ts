@@ -199,3 +199,30 @@ describe.each([
     expect(await store.claimCallback(list.id, 9_000, 500)).toBe(false);
   });
 });
+
+describe('redis list store retention', () => {
+  it('gives every key of an ended list the retention period as its time to live', async () => {
+    redis ??= createRedis(testRedisUrl(), 'request', 'test-list-store');
+    await waitForRedis(redis, 5_000);
+    const store = new RedisListStore(redis, prefix);
+    const list = newList('key-r');
+    await store.putInput(list.id, 0, [[0, 'a@x.test']]);
+    await store.create(list, [[[0, 'a@x.test', 1]]]);
+    await store.commit(list.id, {
+      now: 10,
+      chunk: 0,
+      round: 0,
+      settled: [{ index: 0, entries: 1, result: result('a@x.test', 'deliverable') }],
+      retries: [],
+      eventId: 'evt_r',
+    });
+    await store.finish(list.id, 7 * 86_400_000);
+    const keys = await redis.keys(`${prefix}:*${list.id}*`);
+    expect(keys.length).toBeGreaterThanOrEqual(3);
+    for (const key of keys) {
+      const ttl = await redis.ttl(key);
+      expect(ttl, key).toBeGreaterThan(7 * 86_400 - 60);
+      expect(ttl, key).toBeLessThanOrEqual(7 * 86_400);
+    }
+  });
+});

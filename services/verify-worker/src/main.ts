@@ -12,7 +12,8 @@ import { createBullCallbackDispatcher, startCallbackConsumer } from '@svc/webhoo
 const config = loadConfig();
 const logger = createLogger(config.LOG_LEVEL, 'verify-worker');
 const registry = createRegistry({ service: 'verify-worker' });
-const cacheRedis = createRedis(config.REDIS_URL ?? 'redis://127.0.0.1:6379', 'request', 'verify-cache');
+const redisUrl = config.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const cacheRedis = createRedis(redisUrl, 'request', 'verify-cache');
 // Sessions per mail server counted across every worker of the deployment, batches first.
 const limiter = new RedisHostLimiter({
   redis: cacheRedis,
@@ -20,7 +21,6 @@ const limiter = new RedisHostLimiter({
   perHost: config.VERIFY_MAX_CONNECTIONS_PER_HOST,
   onFallback: (error) => logger.warn({ err: error }, 'session slots unreachable in Redis; counting in this process'),
 });
-const redisUrl = config.REDIS_URL ?? 'redis://127.0.0.1:6379';
 // A list's end is handed to the callbacks queue; this process also delivers from it, signed with
 // each key's webhook secret, retried for 24 h.
 const dispatcher = createBullCallbackDispatcher({ url: redisUrl, redisPrefix: config.REDIS_PREFIX });
