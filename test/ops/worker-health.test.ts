@@ -98,3 +98,45 @@ describe('worker liveness and readiness', () => {
     }
   });
 });
+
+// The verify-worker holds more Redis connections than the qr-worker (session slots, list work,
+// callbacks): none of them may take the process down or its liveness with it.
+describe('verify-worker liveness and readiness', () => {
+  const prefix = uniquePrefix('verify-health');
+  let proxy: TcpProxy;
+  let worker: ServiceProcess;
+  let base: string;
+
+  beforeAll(async () => {
+    proxy = await startTcpProxy(testRedisUrl());
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    worker = startService('services/verify-worker/src/main.ts', {
+      REDIS_URL: proxy.url,
+      REDIS_PREFIX: prefix,
+      WORKER_METRICS_PORT: String(port),
+      WORKER_METRICS_HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    });
+    await waitUntil(async () => (await status(`${base}/readyz`)) === 200, 20_000, 'the verify-worker to be ready');
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await proxy?.close();
+    await dropPrefix(testRedisUrl(), prefix);
+  });
+
+  it('stays alive without Redis, is not ready until Redis is back', async () => {
+    expect(await status(`${base}/healthz`)).toBe(200);
+    proxy.cut();
+    await expect.poll(() => status(`${base}/readyz`), { timeout: 10_000, interval: 200 }).toBe(503);
+    for (let probe = 0; probe < 5; probe++) {
+      expect(await status(`${base}/healthz`)).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    expect(worker.child.exitCode).toBeNull();
+    proxy.restore();
+    await expect.poll(() => status(`${base}/readyz`), { timeout: 15_000, interval: 200 }).toBe(200);
+  });
+});
