@@ -27,6 +27,23 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
   };
 
   describe('authentication', () => {
+    it('every /v1 operation of the OpenAPI document and both tool servers need a key', async () => {
+      const document = (await call(server, '/openapi.json')).json() as { paths: Record<string, Record<string, unknown>> };
+      const operations = Object.entries(document.paths)
+        .filter(([path]) => path.startsWith('/v1/'))
+        .flatMap(([path, methods]) => Object.keys(methods).map((method) => [method.toUpperCase(), path.replace(/\{[^}]+\}/g, 'lst_0')]));
+      expect(operations.length).toBeGreaterThanOrEqual(8);
+      operations.push(['POST', '/api/mcp/email-verify'], ['POST', '/api/mcp/qr']);
+      for (const [method, path] of operations) {
+        const response = await call(server, path!, {
+          method: method!,
+          headers: { 'content-type': 'application/json' },
+          body: method === 'GET' ? undefined : '{}',
+        });
+        expect(response.status, `${method} ${path}`).toBe(401);
+      }
+    });
+
     it('no key: 401 with a plain Bearer challenge and X-Service-Cost 0', async () => {
       const response = await call(server, '/v1/qr/qr?data=x');
       expectError(response, 401, 'unauthorized');
