@@ -30,7 +30,7 @@ import type { Meter } from '@svc/metering';
 import type { Logger } from '@svc/telemetry';
 import type { SessionLimiter } from '../engine/host-limiter.ts';
 import type { VerifyOutcome } from '../engine/results.ts';
-import { retryDelayMs, temporariness } from './temporary.ts';
+import { retryDelayMs } from './temporary.ts';
 
 /** The list whose chunk is being probed, seen by the session gate below through the engine's calls. */
 const probing = new AsyncLocalStorage<{ listId: string; stop: AbortController }>();
@@ -127,10 +127,9 @@ export class ListProcessor {
       if (cancelled.signal.aborted) return this.finish(record.id);
       const at = this.now();
       due.forEach(([index, , entries], i) => {
-        const { result, ...facts } = results[i]!;
-        const { temporary, retryAfterMs } = temporariness(facts);
+        const { result, temporary, retryAfterSeconds } = results[i]!;
         if (temporary && round < this.deps.retryDelaysS.length) {
-          retries.push({ index, round: round + 1, dueAt: at + retryDelayMs(round + 1, this.deps.retryDelaysS, retryAfterMs) });
+          retries.push({ index, round: round + 1, dueAt: at + retryDelayMs(round + 1, this.deps.retryDelaysS, retryAfterSeconds) });
         } else settled.push({ index, entries, result });
       });
     }
