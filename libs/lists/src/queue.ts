@@ -51,7 +51,6 @@ export interface MemoryListQueueOptions {
   concurrency: number;
   /** Attempts of a job that throws before `onFailed` (waits 1 s, 2 s, 4 s... between). */
   attempts?: number;
-  onFailed?: (job: ListJob, error: unknown) => void;
 }
 
 interface Waiting {
@@ -75,14 +74,12 @@ export class MemoryListQueue implements ListQueue {
   private order = 0;
   private onFailed: ((job: ListJob, error: unknown) => void) | undefined;
 
-  constructor(private readonly options: MemoryListQueueOptions) {
-    this.onFailed = options.onFailed;
-  }
+  constructor(private readonly options: MemoryListQueueOptions) {}
 
   /** Starts running jobs (jobs added before wait for this); `onFailed` hears of jobs given up. */
   start(processor: ListJobProcessor, onFailed?: (job: ListJob, error: unknown) => void): void {
     this.processor = processor;
-    if (onFailed !== undefined) this.onFailed = onFailed;
+    this.onFailed = onFailed;
     this.pump();
   }
 
