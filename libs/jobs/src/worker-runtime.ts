@@ -88,7 +88,8 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
         const counts = await queue.getJobCounts(...QUEUE_STATES).catch(() => undefined);
         if (counts === undefined) return;
         for (const state of QUEUE_STATES) metrics.queueJobs.set({ queue: queue.name, state }, counts[state] ?? 0);
-        const oldest = await oldestWaitingSince(queue).catch(() => undefined);
+        // Only the states the counts show jobs in are read (most scrapes find none waiting).
+        const oldest = await oldestWaitingSince(queue, (counts.waiting ?? 0) > 0, (counts.prioritized ?? 0) > 0).catch(() => undefined);
         if (oldest !== undefined)
           metrics.oldestJobAge.set({ queue: queue.name }, oldest === null ? 0 : Math.max(0, Date.now() - oldest) / 1_000);
       }),
@@ -153,10 +154,13 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 }
 
 /** Creation time (ms) of the job that has waited longest to start, or null when none waits. */
-async function oldestWaitingSince(queue: Queue): Promise<number | null> {
+async function oldestWaitingSince(queue: Queue, anyWaiting: boolean, anyPrioritized: boolean): Promise<number | null> {
   // The wait list is FIFO (its tail is the oldest); prioritized jobs are ordered by priority,
   // so the one due next stands for them: reading the whole set at every scrape would cost too much.
-  const [waiting, prioritized] = await Promise.all([queue.getJobs(['waiting'], 0, 0, true), queue.getJobs(['prioritized'], 0, 0, true)]);
+  const [waiting, prioritized] = await Promise.all([
+    anyWaiting ? queue.getJobs(['waiting'], 0, 0, true) : [],
+    anyPrioritized ? queue.getJobs(['prioritized'], 0, 0, true) : [],
+  ]);
   const stamps = [...waiting, ...prioritized].map((job) => job.timestamp);
   return stamps.length === 0 ? null : Math.min(...stamps);
 }
