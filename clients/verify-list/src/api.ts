@@ -25,7 +25,7 @@ export interface ListObject {
 export const ENDED = ['completed', 'cancelled', 'failed'];
 const PREFIX = '/v1/email-verify/lists';
 /** How long the server may stay out of reach (or answer 503) before the client gives up. */
-export const GIVE_UP_AFTER_MS = 10 * 60_000;
+const GIVE_UP_AFTER_MS = 10 * 60_000;
 const BACKOFF_FIRST_MS = 500;
 const BACKOFF_MAX_MS = 15_000;
 /** A Retry-After longer than this is a server mistake: wait an hour and ask again. */

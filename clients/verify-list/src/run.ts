@@ -28,7 +28,7 @@ const MIB = 1024 * 1024;
 const LOG_EVERY_MS = 10_000;
 
 /** The API's refusals of an upload, said in terms of the file. */
-export function explainFailure(failure: ApiFailure, options: Options, sizeBytes?: number): string {
+function explainFailure(failure: ApiFailure, options: Options, sizeBytes?: number): string {
   const said = `${failure.status} ${failure.code}: ${failure.apiMessage}`;
   const file = options.input ?? 'the file';
   switch (failure.code) {

@@ -17,7 +17,6 @@ import { ApiError } from '@svc/contracts';
 import { rateLimitedLog, type Logger, type RateLimitedLog } from '@svc/telemetry';
 import { createRedis, waitForRedis, type Redis } from './redis.ts';
 import { lockTimingFor } from './takeover.ts';
-export { TAKEOVER_MS, lockTimingFor } from './takeover.ts';
 import {
   runHandler,
   whenAborted,
@@ -209,7 +208,7 @@ export interface BullWorkerOptions {
 }
 
 /** Why a job is dropped unrun: nobody waits for its answer any more. */
-export function expiredReason(job: Pick<Job, 'attemptsStarted' | 'stalledCounter'>): string {
+function expiredReason(job: Pick<Job, 'attemptsStarted' | 'stalledCounter'>): string {
   return job.attemptsStarted > 1 || job.stalledCounter > 0
     ? 'deadline passed before another worker could take over the job from one that stopped'
     : 'deadline passed before a worker took the job';

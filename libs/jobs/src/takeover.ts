@@ -21,7 +21,7 @@ import { QR_JOB, VERIFY_JOB } from '@svc/contracts';
 export const TAKEOVER_MS: Readonly<Record<string, number>> = { [QR_JOB.name]: 3_000, [VERIFY_JOB.name]: 10_000 };
 const DEFAULT_TAKEOVER_MS = 10_000;
 
-export interface LockTiming {
+interface LockTiming {
   lockDurationMs: number;
   stalledIntervalMs: number;
 }

@@ -192,7 +192,7 @@ export function createLogger(level: string, name: string, destination?: Destinat
   return destination === undefined ? pino(loggerOptions(level, name)) : pino(loggerOptions(level, name), destination);
 }
 
-export type LogLevel = 'warn' | 'error';
+type LogLevel = 'warn' | 'error';
 
 /**
  * Logs a recurring failure (Redis down, a queue that cannot reach it) once per `intervalMs` and

@@ -16,7 +16,7 @@ export function createRegistry(labels: Record<string, string> = {}): Registry {
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60];
 
 /** `client_gone`: the caller left before its answer was ready (not billed). */
-export const CALL_OUTCOMES = [
+const CALL_OUTCOMES = [
   'success',
   'client_error',
   'unauthorized',

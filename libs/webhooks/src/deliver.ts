@@ -16,8 +16,8 @@ import { checkCallbackUrl } from './callback-url.ts';
 import { deadlineSignal, whenAborted } from '@svc/jobs';
 
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 10_000;
-export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024;
-export const USER_AGENT = 'email-qr-service-callbacks/1';
+const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024;
+const USER_AGENT = 'email-qr-service-callbacks/1';
 
 export type ResolveHost = (host: string) => Promise<string[]>;
 

@@ -64,7 +64,7 @@ export function contrastOf(dark: string, light: string): { ratio: number; darkIs
 }
 
 /** Why a colour pair cannot be read, as the end of a sentence about `dark`; undefined when it can. */
-export function unreadableColours(dark: string, light: string): string | undefined {
+function unreadableColours(dark: string, light: string): string | undefined {
   const { ratio, darkIsDarker } = contrastOf(dark, light);
   // Two decimals, rounded down, so that a refused pair never reads as "3.00:1".
   const found = `${(Math.floor(ratio * 100) / 100).toFixed(2)}:1`;

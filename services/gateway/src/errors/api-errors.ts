@@ -20,7 +20,7 @@ const FASTIFY_CODES: Record<string, () => ApiError> = {
 
 export const missingBody = (): ApiError => new ApiError('invalid_request', 'The request body is missing; send a JSON object.');
 
-export const internalError = (requestId: string): ApiError =>
+const internalError = (requestId: string): ApiError =>
   new ApiError('internal_error', `Something went wrong on our side; quote request id ${requestId} when reporting it.`, {
     details: { requestId },
   });

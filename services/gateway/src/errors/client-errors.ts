@@ -6,20 +6,21 @@
  * - fastify's router (a path that does not decode, such as `%ff`): `frameworkErrors`.
  */
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { STATUS_CODES, maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ApiError } from '@svc/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { COST_HEADER } from '../plugins/metering.ts';
 import { sendError, toApiError } from './api-errors.ts';
 
-export const HEADER_LIMIT_KIB = 16;
+/** Node's own limit on the request line and headers (16 KiB unless --max-http-header-size says otherwise). */
+const HEADER_LIMIT_KIB = maxHeaderSize / 1024;
 
 interface ParserError extends Error {
   code?: string;
 }
 
-export function parserErrorToApiError(code: string | undefined): ApiError {
+function parserErrorToApiError(code: string | undefined): ApiError {
   if (code === 'HPE_HEADER_OVERFLOW') {
     return new ApiError(
       'headers_too_large',
@@ -30,7 +31,7 @@ export function parserErrorToApiError(code: string | undefined): ApiError {
   return new ApiError('invalid_request', 'The request line or a header is malformed.');
 }
 
-export function rawErrorResponse(error: ApiError, requestId: string): string {
+function rawErrorResponse(error: ApiError, requestId: string): string {
   const body = JSON.stringify(error.toBody());
   const headers = [
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}`,

@@ -6,7 +6,7 @@
 import { ApiError, MAX_BATCH, invalidParameter } from '@svc/contracts';
 import type { z } from 'zod';
 
-export const TOO_MANY_EMAILS_MESSAGE = `A batch may contain at most ${MAX_BATCH} addresses.`;
+const TOO_MANY_EMAILS_MESSAGE = `A batch may contain at most ${MAX_BATCH} addresses.`;
 
 export function batchBodyError(error: z.ZodError): ApiError {
   const issue = error.issues[0];

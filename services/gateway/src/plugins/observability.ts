@@ -14,7 +14,7 @@ import { redactUrl, type GatewayMetrics, type Logger } from '@svc/telemetry';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
-export const CALLER_GONE_STATUS = 499;
+const CALLER_GONE_STATUS = 499;
 
 function observabilityPlugin(
   app: FastifyInstance,

@@ -21,7 +21,7 @@ export interface QrSymbol {
 }
 
 /** The smallest version and its segments, or undefined when the text needs more than version 10. */
-export function chooseVersion(text: string): { version: number; segments: Segment[] } | undefined {
+function chooseVersion(text: string): { version: number; segments: Segment[] } | undefined {
   // Versions 1..9 share one width of character-count fields, version 10 has wider ones.
   const narrow = segment(text, 0);
   const narrowBits = totalBits(narrow, 0);

@@ -40,7 +40,7 @@ const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
 const isLowSurrogate = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
 
 /** UTF-16 units taken by the code point at `index`: 2 for a surrogate pair, else 1. */
-export function codePointWidth(text: string, index: number): 1 | 2 {
+function codePointWidth(text: string, index: number): 1 | 2 {
   return isHighSurrogate(text.charCodeAt(index)) && isLowSurrogate(text.charCodeAt(index + 1)) ? 2 : 1;
 }
 

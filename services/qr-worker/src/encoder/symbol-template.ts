@@ -27,7 +27,7 @@ export interface SymbolTemplate {
 }
 
 /** Sets module (row, column) dark in both packings. */
-export function setDark(rows: Int32Array, columns: Int32Array, row: number, column: number): void {
+function setDark(rows: Int32Array, columns: Int32Array, row: number, column: number): void {
   rows[2 * row + (column >>> 5)]! |= 1 << (column & 31);
   columns[2 * column + (row >>> 5)]! |= 1 << (row & 31);
 }
