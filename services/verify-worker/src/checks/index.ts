@@ -16,4 +16,4 @@ export {
 export { weighEvidence, type DomainFindings, type DomainReplies, type EvidenceBasis, type MailboxFinding } from './evidence.ts';
 export { retryAfterSeconds } from './retry-hint.ts';
 export { decide, type AddressFacts, type Decision, type DnsOutcome, type SmtpOutcome } from './verdict.ts';
-export { score, SCORE_BANDS, REASON_POINTS, ADJUSTMENTS } from './score.ts';
+export { score, clampToBand, SCORE_BANDS, REASON_POINTS, ADJUSTMENTS } from './score.ts';

@@ -41,6 +41,11 @@ export function score(facts: AddressFacts, decision: Decision, typoSuspected: bo
   let points = REASON_POINTS[decision.reason];
   if (typoSuspected) points += ADJUSTMENTS.typoSuspected;
   if (facts.role && decision.reason !== 'role_account') points += ADJUSTMENTS.role;
-  const [low, high] = SCORE_BANDS[decision.verdict];
+  return clampToBand(decision.verdict, points);
+}
+
+/** Points kept inside their verdict's band, so that a score never contradicts its verdict. */
+export function clampToBand(verdict: keyof typeof SCORE_BANDS, points: number): number {
+  const [low, high] = SCORE_BANDS[verdict];
   return Math.min(high, Math.max(low, points));
 }

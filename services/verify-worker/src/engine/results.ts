@@ -3,7 +3,7 @@
  * temporary (worth another try later) with the delay the deciding reply asked for.
  * A check that was not made is `null`, never a guess.
  */
-import { REASON_POINTS, SCORE_BANDS, decide, isTransient, retryAfterSeconds, score, type AddressFacts } from '../checks/index.ts';
+import { REASON_POINTS, clampToBand, decide, isTransient, retryAfterSeconds, score, type AddressFacts } from '../checks/index.ts';
 import type { ParsedAddress } from '../checks/index.ts';
 import type { VerifyResult } from '@svc/contracts';
 import type { MailHostsLookup } from '../dns/resolver.ts';
@@ -29,10 +29,14 @@ export function invalidSyntaxOutcome(email: string): VerifyOutcome {
 
 /** An entry whose processing failed unexpectedly: that entry alone is `risky`/`unexpected_error`. */
 export function unexpectedErrorOutcome(email: string, syntax: boolean): VerifyOutcome {
-  const [low, high] = SCORE_BANDS.risky;
-  const points = Math.min(high, Math.max(low, REASON_POINTS.unexpected_error));
   return {
-    result: { email, score: points, verdict: 'risky', reason: 'unexpected_error', checks: { syntax, ...NOT_CHECKED } },
+    result: {
+      email,
+      score: clampToBand('risky', REASON_POINTS.unexpected_error),
+      verdict: 'risky',
+      reason: 'unexpected_error',
+      checks: { syntax, ...NOT_CHECKED },
+    },
     temporary: true,
   };
 }
