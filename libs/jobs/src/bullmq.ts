@@ -13,20 +13,19 @@ import { randomUUID } from 'node:crypto';
 import { Queue, QueueEvents, UnrecoverableError, Worker, type Job } from 'bullmq';
 
 export type { Worker };
-import { ApiError } from '@svc/contracts';
 import { rateLimitedLog, type Logger, type RateLimitedLog } from '@svc/telemetry';
 import { createRedis, waitForRedis, type Redis } from './redis.ts';
 import { lockTimingFor } from './takeover.ts';
 import {
+  awaitJob,
   runHandler,
-  whenAborted,
   type JobEnvelope,
   type JobKind,
   type JobTransport,
   type RegisteredHandler,
   type SubmitOptions,
 } from './transport.ts';
-import { CallerGoneError, deadlineError, jobFailedError, unavailableError } from './transport-errors.ts';
+import { CallerGoneError, unavailableError } from './transport-errors.ts';
 import { withTimeout } from './timeout.ts';
 
 /** How long an enqueue may take before the request gives up with 503. */
@@ -131,28 +130,14 @@ export class BullTransport implements JobTransport {
       channel.waiters.delete(jobId);
       throw unavailableError(error);
     }
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(deadlineError()), Math.max(0, envelope.deadlineAt - Date.now()));
-    });
-    const gone = whenAborted(options.callerGone, () => new CallerGoneError());
+    const answer = settled.then((raw) => kind.result.parse(typeof raw === 'string' ? JSON.parse(raw) : raw));
     try {
-      const raw = await Promise.race([settled, deadline, gone.promise]);
-      if (Date.now() >= envelope.deadlineAt) throw deadlineError();
-      return kind.result.parse(typeof raw === 'string' ? JSON.parse(raw) : raw);
-    } catch (error) {
       // Nobody waits for it any more: a job still queued is removed, payload and all (a running
       // one is locked, so this is a no-op, and it is removed when it ends).
-      if (error instanceof ApiError || error instanceof CallerGoneError) {
+      return await awaitJob(answer, envelope.deadlineAt, options.requestId, options.callerGone, () => {
         if (channel.waiters.has(jobId)) void channel.queue.remove(jobId).catch(() => undefined);
-        throw error;
-      }
-      // A worker giving up at the deadline (its signal aborted) is the deadline, not a failure.
-      if (Date.now() >= envelope.deadlineAt) throw deadlineError();
-      throw jobFailedError(options.requestId, error);
+      });
     } finally {
-      clearTimeout(timer);
-      gone.dispose();
       channel.waiters.delete(jobId);
     }
   }

@@ -6,8 +6,7 @@
  * the handler's signal aborts.
  */
 import { ApiError } from '@svc/contracts';
-import { jobContext, whenAborted, type JobKind, type JobTransport, type RegisteredHandler, type SubmitOptions } from './transport.ts';
-import { CallerGoneError, deadlineError, jobFailedError } from './transport-errors.ts';
+import { awaitJob, jobContext, type JobKind, type JobTransport, type RegisteredHandler, type SubmitOptions } from './transport.ts';
 
 export class InProcessTransport implements JobTransport {
   readonly kind = 'in-process' as const;
@@ -41,25 +40,7 @@ export class InProcessTransport implements JobTransport {
     this.inFlight.add(work);
     void work.catch(() => undefined).finally(() => this.inFlight.delete(work));
 
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(deadlineError()), options.deadlineMs);
-    });
-    const gone = whenAborted(options.callerGone, () => new CallerGoneError());
-    try {
-      const result = await Promise.race([work, deadline, gone.promise]);
-      // A handler that gave up at the deadline may still return: that answer is too late.
-      if (Date.now() >= envelope.deadlineAt) throw deadlineError();
-      return result;
-    } catch (error) {
-      if (error instanceof ApiError || error instanceof CallerGoneError) throw error;
-      // A handler giving up at the deadline (its signal aborted) is the deadline, not a failure.
-      if (Date.now() >= envelope.deadlineAt) throw deadlineError();
-      throw jobFailedError(options.requestId, error);
-    } finally {
-      clearTimeout(timer);
-      gone.dispose();
-    }
+    return awaitJob(work, envelope.deadlineAt, options.requestId, options.callerGone);
   }
 
   isReady(): Promise<boolean> {

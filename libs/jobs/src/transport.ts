@@ -3,8 +3,9 @@
  * typed job and awaits its typed result within a deadline; whether that crosses Redis (BullMQ) or
  * stays in the process (embedded mode) is the transport's business, not the caller's.
  */
-import type { JobKind } from '@svc/contracts';
+import { ApiError, type JobKind } from '@svc/contracts';
 import { deadlineSignal } from './deadline-signal.ts';
+import { CallerGoneError, deadlineError, jobFailedError } from './transport-errors.ts';
 
 export type { JobKind };
 
@@ -105,4 +106,39 @@ export function whenAborted(signal: AbortSignal | undefined, error: () => Error)
     else signal.addEventListener('abort', onAbort, { once: true });
   });
   return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
+}
+
+/**
+ * How both transports wait for a submitted job: its `outcome`, or `timeout` at the deadline (also
+ * for an answer that came too late, or a handler that gave up at the deadline), CallerGoneError
+ * once `callerGone` aborts, `internal_error` when the job failed. `onAbandoned` runs when the
+ * wait ends without the job's answer (deadline or caller gone).
+ */
+export async function awaitJob<R>(
+  outcome: Promise<R>,
+  deadlineAt: number,
+  requestId: string,
+  callerGone?: AbortSignal,
+  onAbandoned?: () => void,
+): Promise<R> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(deadlineError()), Math.max(0, deadlineAt - Date.now()));
+  });
+  const gone = whenAborted(callerGone, () => new CallerGoneError());
+  try {
+    const result = await Promise.race([outcome, deadline, gone.promise]);
+    if (Date.now() >= deadlineAt) throw deadlineError();
+    return result;
+  } catch (error) {
+    if (error instanceof ApiError || error instanceof CallerGoneError) {
+      onAbandoned?.();
+      throw error;
+    }
+    if (Date.now() >= deadlineAt) throw deadlineError();
+    throw jobFailedError(requestId, error);
+  } finally {
+    clearTimeout(timer);
+    gone.dispose();
+  }
 }
