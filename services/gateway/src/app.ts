@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { createAccessLog, loggerOptions } from '@svc/telemetry';
-import { clientErrorHandler, frameworkErrorHandler, refuseConnect, watchResponses } from './errors/client-errors.ts';
+import { clientErrorHandler, drainsUnreadBody, frameworkErrorHandler, refuseConnect, watchResponses } from './errors/client-errors.ts';
 import { BODY_LIMIT_BYTES } from './errors/api-errors.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { createJobRunner } from './operation.ts';
@@ -77,9 +77,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
   app.setSerializerCompiler(plainSerializerCompiler);
   // Only JSON bodies are accepted: a text body is 415, not a string to validate.
   app.removeContentTypeParser(['text/plain']);
-  // While draining, tell clients not to reuse the connection for their next request.
-  app.addHook('onSend', async (_request, reply, payload) => {
+  // While draining, tell clients not to reuse the connection for their next request; an answer
+  // that goes out before the body arrived keeps it open so that the client reads the answer.
+  app.addHook('onSend', async (request, reply, payload) => {
     if (!accepting) reply.header('connection', 'close');
+    else if (drainsUnreadBody(request.raw)) reply.removeHeader('connection');
     return payload;
   });
 
