@@ -4,13 +4,16 @@
  * it takes jobs again once Redis is back. Its /metrics reports how long the oldest waiting job has
  * waited, read from Redis at scrape time.
  */
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
 import { QR_JOB } from '@svc/contracts';
 import { BullTransport, bullPrefix } from '@svc/jobs/bullmq';
 import { createRedis } from '@svc/jobs/redis';
 import { dropPrefix, startTcpProxy, testRedisUrl, uniquePrefix, waitUntil, type TcpProxy } from '@svc/testkit';
-import { freePort, startService, type ServiceProcess } from '@svc/testkit';
+import { exitOf, freePort, startService, type ServiceProcess } from '@svc/testkit';
 
 const status = async (url: string): Promise<number> => (await fetch(url).catch(() => undefined))?.status ?? 0;
 
@@ -138,5 +141,31 @@ describe('verify-worker liveness and readiness', () => {
     expect(worker.child.exitCode).toBeNull();
     proxy.restore();
     await expect.poll(() => status(`${base}/readyz`), { timeout: 15_000, interval: 200 }).toBe(200);
+  });
+});
+
+describe('a worker whose probe port is taken', () => {
+  it('exits 1 at start-up and says which address it could not serve on, instead of running with no probes', async () => {
+    const holder = createServer();
+    holder.listen(0, '127.0.0.1');
+    await once(holder, 'listening');
+    const address = holder.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    const prefix = uniquePrefix('port-taken');
+    const worker = startService('services/qr-worker/src/main.ts', {
+      REDIS_URL: testRedisUrl(),
+      REDIS_PREFIX: prefix,
+      WORKER_METRICS_PORT: String(port),
+      WORKER_METRICS_HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    });
+    try {
+      expect(await Promise.race([exitOf(worker.child), sleep(20_000).then(() => 'still running')])).toBe(1);
+      expect(worker.output()).toContain(`cannot serve /healthz, /readyz and /metrics on 127.0.0.1:${port}: listen EADDRINUSE`);
+    } finally {
+      await worker.stop();
+      holder.close();
+      await dropPrefix(testRedisUrl(), prefix);
+    }
   });
 });

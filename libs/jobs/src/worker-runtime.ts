@@ -8,6 +8,7 @@
  * answer at all, so an orchestrator never restarts every worker because Redis went away; /readyz
  * answers 200 only while the process can take jobs (its workers run and Redis answers a PING).
  */
+import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { Queue, type Worker } from 'bullmq';
 import type { Registry } from 'prom-client';
@@ -128,7 +129,24 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
     sendJson(response, 404, { error: 'not_found', message: 'Try /healthz, /readyz or /metrics.' });
   });
   server.requestTimeout = 10_000;
-  await new Promise<void>((resolve) => server.listen(config.WORKER_METRICS_PORT, config.WORKER_METRICS_HOST, resolve));
+  const close = () => {
+    closing ??= (async () => {
+      // Worker.close waits for the active jobs; their locks are released, so nothing is lost.
+      await Promise.allSettled(workers.map((worker) => worker.close()));
+      await Promise.allSettled(queues.map((queue) => queue.close()));
+      await countsClient.quit().catch(() => undefined);
+      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+    })();
+    return closing;
+  };
+  server.listen(config.WORKER_METRICS_PORT, config.WORKER_METRICS_HOST);
+  // A port already taken ends the start-up with what went wrong, the queue workers closed first
+  // (they would otherwise hold the process up with no probe to see them by).
+  await once(server, 'listening').catch(async (error: unknown) => {
+    await close();
+    const where = `${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}`;
+    throw new Error(`cannot serve /healthz, /readyz and /metrics on ${where}: ${error instanceof Error ? error.message : String(error)}`);
+  });
   const address = server.address();
   logger.info(
     {
@@ -140,16 +158,6 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
     'worker started',
   );
 
-  const close = () => {
-    closing ??= (async () => {
-      // Worker.close waits for the active jobs; their locks are released, so nothing is lost.
-      await Promise.allSettled(workers.map((worker) => worker.close()));
-      await Promise.allSettled(queues.map((queue) => queue.close()));
-      await countsClient.quit().catch(() => undefined);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    })();
-    return closing;
-  };
   return { workers, server, close };
 }
 
