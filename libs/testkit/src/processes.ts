@@ -6,7 +6,7 @@
  */
 import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 
 /** Set by the global setup: a file where every spawned process is recorded as `pid label`. */
@@ -134,8 +134,54 @@ export function requireBinary(name: string, install: string): void {
     throw new Error(`\`${name}\` is not installed or does not run (${found.error?.message ?? found.stderr}). Install it: ${install}`);
 }
 
-/** A TCP port free on 127.0.0.1 right now. */
+/** Where the kernel picks ports for outgoing connections and `listen(0)`: Linux's range, or its default. */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isSafeInteger(low) && Number.isSafeInteger(high)) return [low!, high!];
+  } catch {
+    // Not Linux: assume its default.
+  }
+  return [32_768, 60_999];
+}
+
+const PICK_FROM = 20_000;
+/** Slice 0 for a process outside vitest (a benchmark), then one per vitest worker (VITEST_POOL_ID is 1..maxWorkers). */
+const SLICES = 9;
+let nextPick: number | undefined;
+
+async function listensOn(port: number): Promise<boolean> {
+  const server = createServer();
+  const bound = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  if (bound) await new Promise<void>((resolve) => server.close(() => resolve()));
+  return bound;
+}
+
+/**
+ * A TCP port free on 127.0.0.1 right now, for a process started next to listen on. A port the
+ * kernel picked (`listen(0)`) could be taken again before that process listens, by a client
+ * socket or a `listen(0)` of a test running beside (a worker then died of EADDRINUSE). So the
+ * port is picked below the kernel's ephemeral range, from a slice of its own for each vitest
+ * worker, never twice by one process, and checked free.
+ */
 export async function freePort(): Promise<number> {
+  const [ephemeralLow] = ephemeralRange();
+  const size = Math.floor((ephemeralLow - PICK_FROM) / SLICES);
+  if (size < 100) return kernelPickedPort();
+  const pool = Number(process.env.VITEST_POOL_ID ?? 0);
+  const start = PICK_FROM + (Number.isSafeInteger(pool) ? pool % SLICES : 0) * size;
+  nextPick ??= Math.floor(Math.random() * size);
+  for (let tries = 0; tries < size; tries++) {
+    const port = start + (nextPick++ % size);
+    if (await listensOn(port)) return port;
+  }
+  return kernelPickedPort();
+}
+
+async function kernelPickedPort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
