@@ -335,6 +335,34 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     });
     expect(unclosed.json()).toMatchObject({ error: 'invalid_request', message: expect.stringContaining('quoted field is not closed') });
     expect((await call(server, '/v1/email-verify/lists', { key: null })).status).toBe(401);
+
+    // Refused part-way through the body: a row over 1 MiB while the parser waited for room (this
+    // hung until the request timeout and answered 408), and a streamed upload (no Content-Length)
+    // that passes 16 MiB. Each is answered at once, in the contract's terms, not with a reset.
+    const longRow = await call(server, '/v1/email-verify/lists', {
+      key,
+      method: 'POST',
+      headers: { 'content-type': 'text/csv' },
+      body: `email\n${'x'.repeat(2 * 1024 * 1024)}\n`,
+      signal: AbortSignal.timeout(10_000),
+    });
+    expect(longRow.json()).toMatchObject({ error: 'invalid_request', message: expect.stringContaining('a row is longer than 1 MiB') });
+    const rows = new TextEncoder().encode(`someone@example.com,${'n'.repeat(180)}\n`.repeat(1_000));
+    const streamed = await call(server, '/v1/email-verify/lists', {
+      key,
+      method: 'POST',
+      headers: { 'content-type': 'text/csv' },
+      body: ReadableStream.from(
+        (function* () {
+          yield new TextEncoder().encode('email,notes\n');
+          for (let sent = 0; sent < 17 * 1024 * 1024; sent += rows.length) yield rows;
+        })(),
+      ),
+      duplex: 'half',
+      signal: AbortSignal.timeout(10_000),
+    });
+    expect(streamed.status).toBe(413);
+    expect(streamed.json()).toMatchObject({ error: 'payload_too_large' });
     // None of these took one of the key's active-list slots.
     expect((await createList(server, key, { emails: ['broken'] })).status).toBe(202);
     expect((await createList(server, key, { emails: ['broken'] })).status).toBe(202);

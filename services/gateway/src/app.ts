@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { createAccessLog, loggerOptions } from '@svc/telemetry';
-import { clientErrorHandler, drainsUnreadBody, frameworkErrorHandler, refuseConnect, watchResponses } from './errors/client-errors.ts';
+import { clientErrorHandler, drainUnreadBody, frameworkErrorHandler, refuseConnect, watchResponses } from './errors/client-errors.ts';
 import { BODY_LIMIT_BYTES } from './errors/api-errors.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { createJobRunner } from './operation.ts';
@@ -81,7 +81,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
   // that goes out before the body arrived keeps it open so that the client reads the answer.
   app.addHook('onSend', async (request, reply, payload) => {
     if (!accepting) reply.header('connection', 'close');
-    else if (drainsUnreadBody(request.raw)) reply.removeHeader('connection');
+    else if (!request.raw.complete) {
+      if (drainUnreadBody(request.raw)) reply.removeHeader('connection');
+      else reply.header('connection', 'close');
+    }
     return payload;
   });
 

@@ -53,9 +53,14 @@ export function headerOf(first: string[]): { header: boolean; addressColumn: num
 /** Column names of a file without a header row. */
 const generatedColumns = (width: number): string[] => Array.from({ length: width }, (_, i) => (i === 0 ? 'email' : `column_${i + 1}`));
 
-async function* limited(source: AsyncIterable<Buffer | string>, limit: number): AsyncGenerator<Buffer> {
+/**
+ * The body's chunks up to `limit` bytes. Leaving early (too large, a bad row) does not destroy the
+ * request: the gateway reads the rest and drops it so that the client, still sending, gets the
+ * answer instead of a reset (see drainUnreadBody).
+ */
+async function* limited(body: Readable, limit: number): AsyncGenerator<Buffer> {
   let total = 0;
-  for await (const chunk of source) {
+  for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer | string>) {
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     total += buffer.length;
     if (total > limit) throw payloadTooLarge();
@@ -95,14 +100,31 @@ export async function readCsvUpload(body: Readable, limitBytes = LIST_BODY_LIMIT
   const delimiter = detectDelimiter(text.split('\n', 1)[0] ?? '');
 
   async function* bytes(): AsyncGenerator<Buffer> {
-    yield start;
-    if (ended) return;
-    for (let next = await source.next(); next.done !== true; next = await source.next()) yield next.value;
+    try {
+      yield start;
+      if (ended) return;
+      for (let next = await source.next(); next.done !== true; next = await source.next()) yield next.value;
+    } finally {
+      await source.return(undefined);
+    }
   }
   const parser = parse({ bom: true, delimiter, relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_RECORD_BYTES });
+  // The parser may stop (a bad row, the caller gone) while it waits for room: a wait on 'drain'
+  // alone would then never end, and the request with it.
+  const room = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        parser.off('drain', done).off('close', done);
+        resolve();
+      };
+      parser.once('drain', done).once('close', done);
+    });
   const feeding = (async () => {
     try {
-      for await (const chunk of bytes()) if (!parser.write(chunk)) await new Promise((resolve) => parser.once('drain', resolve));
+      for await (const chunk of bytes()) {
+        if (parser.destroyed) return;
+        if (!parser.write(chunk)) await room();
+      }
       parser.end();
     } catch (error) {
       parser.destroy(error instanceof Error ? error : new Error(String(error)));
