@@ -25,6 +25,9 @@ describe('redactUrl', () => {
       '/v1/qr/qr?data=https%3A%2F%2Fexample.com%2Fa%3Fb%3D1%26c%3D2&scale=4',
     ],
     ['/v1/qr/qr?data=%zz&flag', '/v1/qr/qr?data=%zz&flag'],
+    // A credential's name spelt with escapes, or in another case, is still a credential.
+    ['/v1/qr/qr?data=x&%6Bey=abc&Api-Key=def', '/v1/qr/qr?data=x&%6Bey=[redacted]&Api-Key=[redacted]'],
+    ['/v1/qr/qr?data=a%2Bb&SECRET', '/v1/qr/qr?data=a%2Bb&SECRET'],
     ['/healthz', '/healthz'],
   ])('%s', (url, logged) => expect(redactUrl(url)).toBe(logged));
 });
