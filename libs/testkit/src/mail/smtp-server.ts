@@ -75,6 +75,11 @@ export interface SmtpServerScript {
   localDomains?: string[];
   /** Default `553 sorry, that domain isn't in my list of allowed recipient hosts`. */
   relayReply?: RigReply;
+  /**
+   * As Google's servers: a RCPT to a domain other than the transaction's first recipient's gets
+   * `451 4.3.0 Multiple destination domains per transaction is unsupported. Please try again.`
+   */
+  oneDomainPerTransaction?: boolean;
 }
 
 export interface TranscriptEntry {
@@ -219,6 +224,8 @@ class RigConnection {
   private sender: string | undefined;
   private utf8 = false;
   private rcptCount = 0;
+  /** The domain of the transaction's first recipient. */
+  private transactionDomain: string | undefined;
   /** RCPTs refused (4xx/5xx) in this connection, for the harvest guards. */
   private refusals = 0;
   /** False while a greeting pause lasts: talking then is refused. */
@@ -330,6 +337,7 @@ class RigConnection {
       }
       case 'RSET':
         this.sender = undefined;
+        this.transactionDomain = undefined;
         return answer(undefined, reply(250, '2.0.0 OK'));
       case 'NOOP':
         return answer(undefined, reply(250, '2.0.0 OK'));
@@ -373,6 +381,7 @@ class RigConnection {
     this.sender = m[1] ?? '';
     this.utf8 = utf8;
     this.rcptCount = 0;
+    this.transactionDomain = undefined;
     this.ctx.stats.transactions++;
     return r(250, '2.1.0 Ok');
   }
@@ -394,6 +403,9 @@ class RigConnection {
     if (/[^\u0020-\u007e]/.test(address) && !this.utf8) return r(553, '5.6.7 Non-ASCII address needs SMTPUTF8');
     if (s.rcptReply) return [{ reply: s.rcptReply, rcpt: true }];
     const domain = address.slice(address.lastIndexOf('@') + 1);
+    this.transactionDomain ??= domain;
+    if (s.oneDomainPerTransaction === true && domain !== this.transactionDomain)
+      return r(451, '4.3.0 Multiple destination domains per transaction is unsupported. Please try again.');
     if (s.localDomains !== undefined && !s.localDomains.includes(domain))
       return [{ reply: s.relayReply ?? { code: 553, text: "sorry, that domain isn't in my list of allowed recipient hosts" }, rcpt: true }];
     if (this.greylisted(address)) return r(451, '4.7.1 Greylisted, please try again later');

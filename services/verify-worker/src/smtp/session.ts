@@ -1,7 +1,8 @@
 /**
- * One probing SMTP session: greeting, EHLO (HELO fallback), opportunistic STARTTLS, one MAIL FROM
- * and the RCPTs (one flight under PIPELINING; one at a time without it, or for a server that
- * guards against harvesting), then QUIT without waiting for its reply. A session that failed or
+ * One probing SMTP session: greeting, EHLO (HELO fallback), opportunistic STARTTLS, then one
+ * transaction per recipient domain (RSET between them): MAIL FROM and the RCPTs (one flight under
+ * PIPELINING; one at a time without it, or for a server that guards against harvesting), then
+ * QUIT without waiting for its reply. A session that failed or
  * met a slowed reply closes the connection instead. Never sends DATA.
  *
  * Timing (RFC 5321 §4.5.3.2): the TCP connection has the connect timeout; the greeting and each
@@ -59,6 +60,18 @@ function notifyClosed(request: SmtpSessionRequest, sessions: Session[]): void {
       // A caller's bookkeeping must never break a probe.
     }
   });
+}
+
+/** Recipients by domain, each domain's in their order, domains in the order they first appear. */
+function byDomain(recipients: string[]): string[][] {
+  const groups = new Map<string, string[]>();
+  for (const recipient of recipients) {
+    const domain = recipient.slice(recipient.lastIndexOf('@') + 1).toLowerCase();
+    const group = groups.get(domain) ?? [];
+    group.push(recipient);
+    groups.set(domain, group);
+  }
+  return [...groups.values()];
 }
 
 export function isTooManyRecipients(reply: SmtpReply): boolean {
@@ -141,8 +154,27 @@ class Session {
       }
     }
     this.planRecipients(keywords.has('SMTPUTF8'));
-    if (this.toSend.length === 0) return;
-    await this.transaction(keywords.has('PIPELINING'));
+    const pipelined = keywords.has('PIPELINING');
+    const limit = Math.min(this.toSend.length, req.maxRecipients ?? Number.POSITIVE_INFINITY);
+    let sent = 0;
+    for (const [index, recipients] of byDomain(this.toSend).entries()) {
+      if (sent >= limit) break;
+      // One domain per transaction: Google answers the RCPTs of a second domain in one
+      // transaction with 451 4.3.0 ("multiple destination domains per transaction is
+      // unsupported"), and domains of one MX set (Workspace, gmail.com and googlemail.com) share
+      // this session.
+      if (index > 0) await this.reset();
+      const batch = recipients.slice(0, limit - sent);
+      sent += batch.length;
+      if (await this.transaction(batch, pipelined, sent < limit)) return;
+    }
+    if (limit < this.toSend.length) this.result.rcptStop = 'max_recipients';
+  }
+
+  private async reset(): Promise<void> {
+    this.stage = 'mail';
+    const reply = await this.command('RSET');
+    if (reply.code !== 250) throw new ReplyStop(reply);
   }
 
   /** EHLO, or HELO when EHLO is refused permanently (a pre-ESMTP server, which offers no extension). Returns EHLO keywords. */
@@ -176,18 +208,23 @@ class Session {
     this.toSend = this.toSend.filter((a) => !needsSmtpUtf8(a));
   }
 
-  private async transaction(pipelined: boolean): Promise<void> {
+  /**
+   * MAIL FROM and the RCPTs of `recipients`. Returns true when the session must end here (the
+   * server's recipient limit, the rejection cap, a slowed reply); `moreAfter` says whether other
+   * recipients would follow in a later transaction.
+   */
+  private async transaction(recipients: string[], pipelined: boolean, moreAfter: boolean): Promise<boolean> {
     const { req, result } = this;
     const channel = this.requireChannel();
-    const utf8 = this.toSend.some(needsSmtpUtf8);
+    const utf8 = recipients.some(needsSmtpUtf8);
     const mail = `MAIL FROM:<${req.mailFrom}>${utf8 ? ' SMTPUTF8' : ''}\r\n`;
-    const limit = Math.min(this.toSend.length, req.maxRecipients ?? Number.POSITIVE_INFINITY);
     // RFC 2920: MAIL and every RCPT in one flight, replies read back in order; one at a time to a guarded server.
-    const window = pipelined && req.rejectionCap === undefined ? limit : 1;
+    const window = pipelined && req.rejectionCap === undefined ? recipients.length : 1;
     let written = 0;
+    let answered = 0;
     const nextRcpts = (count: number): string => {
       let lines = '';
-      for (; count > 0 && written < limit; count--) lines += `RCPT TO:<${this.toSend[written++] ?? ''}>\r\n`;
+      for (; count > 0 && written < recipients.length; count--) lines += `RCPT TO:<${recipients[written++] ?? ''}>\r\n`;
       return lines;
     };
     this.stage = 'mail';
@@ -203,34 +240,34 @@ class Session {
     let usualMs = Date.now() - mailSentAt;
     let lastReplyAt = Date.now();
     if (!pipelined) channel.write(nextRcpts(1));
-    while (result.rcpt.length < written) {
+    while (answered < written) {
       const reply = await this.read(req.commandTimeoutMs);
       result.rcptReplies++;
       const gapMs = Date.now() - lastReplyAt;
       lastReplyAt = Date.now();
       if (isTooManyRecipients(reply)) {
         result.rcptStop = 'too_many_recipients';
-        return;
+        return true;
       }
       if (reply.code === 421) throw new ReplyStop(reply);
       const refusalsBefore = this.refusals;
       if (refusalsBefore === 0) usualMs = Math.max(usualMs, gapMs);
-      result.rcpt.push({ address: this.toSend[result.rcpt.length] ?? '', reply: publicReply(reply) });
+      result.rcpt.push({ address: recipients[answered++] ?? '', reply: publicReply(reply) });
       if (reply.code >= 400) this.refusals++;
-      const more = result.rcpt.length < limit;
+      const more = answered < recipients.length || moreAfter;
       if (req.slowReplyMs !== undefined && refusalsBefore > 0 && gapMs > usualMs + req.slowReplyMs && more) {
         result.slowedAfterRefusals = refusalsBefore;
         result.rcptStop = 'slowed';
         this.abandon = true;
-        return;
+        return true;
       }
       if (req.rejectionCap !== undefined && this.refusals >= req.rejectionCap && more) {
         result.rcptStop = 'rejection_cap';
-        return;
+        return true;
       }
       if (window === 1) channel.write(nextRcpts(1));
     }
-    if (limit < this.toSend.length) result.rcptStop = 'max_recipients';
+    return false;
   }
 
   private async command(line: string): Promise<ParsedReply> {

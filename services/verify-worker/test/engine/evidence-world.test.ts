@@ -17,6 +17,9 @@ const world = useWorld(
     ...mailDomain('notmine.test', '127.0.0.67'),
     ...mailDomain('stale.test', '127.0.0.68'),
     ...mailDomain('postfix-acl.test', '127.0.0.69'),
+    // Two domains hosted by one provider (Google Workspace: every domain's MX is the same hosts).
+    ...mailDomain('workspace.test', '127.0.0.70'),
+    'other-workspace.test': { MX: [[10, 'mx.workspace.test']] },
   },
   {
     // Hosted mail: unknown recipients refused as "Access denied" with 5.4.1.
@@ -47,6 +50,11 @@ const world = useWorld(
     '127.0.0.69': {
       users: ['ann@postfix-acl.test'],
       unknownReply: { code: 550, text: '5.7.1 <x@postfix-acl.test>: Recipient address rejected: Access denied' },
+    },
+    '127.0.0.70': {
+      users: ['ann@workspace.test', 'bob@other-workspace.test'],
+      unknownReply: { code: 550, text: '5.1.1 The email account that you tried to reach does not exist. x1 - gsmtp' },
+      oneDomainPerTransaction: true,
     },
   },
 );
@@ -97,6 +105,27 @@ describe('evidence within the session decides', () => {
       'old1@stale.test': 'undeliverable/rejected_email',
       'old2@stale.test': 'undeliverable/rejected_email',
     });
+  });
+
+  it('two domains of one mail provider: one session, a transaction per domain (Google refuses a second domain in one)', async () => {
+    const server = world.smtp.get('127.0.0.70')!;
+    const sessionsBefore = server.sessions;
+    const transactionsBefore = server.transactions;
+    const results = await world.run([
+      'ann@workspace.test',
+      'nobody@workspace.test',
+      'bob@other-workspace.test',
+      'ghost@other-workspace.test',
+    ]);
+    expect(verdicts(results)).toEqual({
+      'ann@workspace.test': 'deliverable/accepted_email',
+      'nobody@workspace.test': 'undeliverable/rejected_email',
+      'bob@other-workspace.test': 'deliverable/accepted_email',
+      'ghost@other-workspace.test': 'undeliverable/rejected_email',
+    });
+    expect(results.map((result) => result.checks.catchAll)).toEqual([false, false, false, false]);
+    expect(server.sessions - sessionsBefore).toBe(1);
+    expect(server.transactions - transactionsBefore).toBe(2);
   });
 
   it('251 will forward: accepted; 252 cannot verify: risky/accept_all', async () => {
