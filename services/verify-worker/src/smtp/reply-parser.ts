@@ -13,6 +13,8 @@ export class SmtpProtocolError extends Error {}
 
 const LINE = /^(\d{3})(?:([ -])(.*))?$/s;
 const ENHANCED = /^([245])\.(\d{1,3})\.(\d{1,3})(?=\s|$)/;
+/** A status inside the text: not part of a longer number (an IP address, a version), subject 0-7 as RFC 3463 defines. */
+const ENHANCED_INSIDE = /(?<![\w.])#?([245])\.([0-7])\.(\d{1,3})(?![\w]|\.\d)/;
 // eslint-disable-next-line no-control-regex -- stripping control characters is the point
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/g;
 
@@ -68,13 +70,32 @@ export class ReplyParser {
   }
 }
 
+/**
+ * The reply's RFC 3463 status: where RFC 2034 puts it, at the start of a line (the first line
+ * first; Exchange and GMX put it on the last), else written inside the text as servers also do
+ * (`#5.1.1`, `(#5.1.1)` from qmail and IronPort, `cuda_nsu 5.1.1` from Barracuda, a backend's
+ * status quoted). Only a status of the reply code's class counts.
+ */
+function enhancedStatus(code: number, lines: string[]): string | undefined {
+  const status = (match: RegExpExecArray | null): string | undefined =>
+    match !== null && match[1] === String(code)[0] ? `${match[1]}.${Number(match[2])}.${Number(match[3])}` : undefined;
+  for (const line of lines) {
+    const found = status(ENHANCED.exec(line));
+    if (found !== undefined) return found;
+  }
+  for (const line of lines) {
+    const found = status(ENHANCED_INSIDE.exec(line));
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 export function buildReply(code: number, lines: string[]): ParsedReply {
-  const first = ENHANCED.exec(lines[0] ?? '');
-  const enhanced = first && first[1] === String(code)[0] ? `${first[1]}.${Number(first[2])}.${Number(first[3])}` : undefined;
-  const texts = lines.map((l) => {
-    const e = ENHANCED.exec(l);
-    const rest = e && first && e[0] === first[0] && enhanced ? l.slice(e[0].length) : l;
-    return rest.replace(CONTROL, '').trim();
+  const enhanced = enhancedStatus(code, lines);
+  const texts = lines.map((line) => {
+    const leading = ENHANCED.exec(line);
+    const same = leading !== null && `${leading[1]}.${Number(leading[2])}.${Number(leading[3])}` === enhanced;
+    return (same ? line.slice(leading[0].length) : line).replace(CONTROL, '').trim();
   });
   const text = texts.filter((t) => t !== '').join(' ');
   return enhanced ? { code, enhanced, text, lines } : { code, text, lines };

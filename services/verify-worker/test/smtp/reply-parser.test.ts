@@ -39,6 +39,29 @@ describe('SMTP reply parser', () => {
     expect(odd?.text).toBe('4.1.1 mismatched class');
   });
 
+  it('finds the enhanced status where servers put it: on a later line, after #, after a tag, quoted from a backend', () => {
+    const statuses = feed(
+      '550-Mailbox unknown. Either there is no mailbox associated with this\r\n550-name or you do not have authorization to see it.\r\n550 5.1.1 User unknown\r\n',
+      '550 sorry, no mailbox here by that name. (#5.1.1)\r\n',
+      '550 #5.7.1 Your access to submit messages to this e-mail system has been rejected.\r\n',
+      '550 cuda_nsu 5.1.1 <ann@example.test>: Recipient address rejected: User unknown\r\n',
+      '550 permanent failure for one or more recipients (ann@example.test:550 5.1.1 <ann@example.test>: User unknown)\r\n',
+    ).map((reply) => reply.enhanced);
+    expect(statuses).toEqual(['5.1.1', '5.1.1', '5.7.1', '5.1.1', '5.1.1']);
+    const [later] = feed('550-Mailbox unknown.\r\n550 5.1.1 User unknown\r\n');
+    expect(later?.text).toBe('Mailbox unknown. User unknown');
+  });
+
+  it('takes no address or version number for a status', () => {
+    const replies = feed(
+      '550 Client host [192.5.1.1] blocked\r\n',
+      '451 Temporary local problem (Exim 4.94.2)\r\n',
+      '550 5.1.1.1 is not a status\r\n',
+      '451 see v4.7.1 of the policy\r\n',
+    );
+    expect(replies.map((reply) => reply.enhanced)).toEqual([undefined, undefined, undefined, undefined]);
+  });
+
   it('drops control characters from the text', () => {
     const [reply] = feed('554 5.7.1 bad\u0007 \u001b[31mred\r\n');
     expect(reply?.text).toBe('bad [31mred');
