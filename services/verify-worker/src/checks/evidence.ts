@@ -15,6 +15,11 @@
  *    list of stale addresses is telling the truth far more often than it is hiding a ban.
  * 3. Otherwise each reply means what the reply table says (`reply`).
  *
+ * Where the server accepted the prober for a recipient of the domain (a real mailbox or the
+ * control), a refusal that the table read as a block of the client (5.7.x) is about its own
+ * mailbox, and its words say how when they do (`control`): Postfix refuses one recipient with
+ * `554 5.7.1 ... Recipient address rejected: This account has been disabled`.
+ *
  * The control also settles `catchAll`: accepted means catch-all; refused means not catch-all
  * when rule 1 holds or the table reads the refusal as an unknown mailbox; anything else leaves
  * it unknown (`null`). Temporary replies (4xx) are never compared: they say when, not what.
@@ -56,6 +61,15 @@ export function weighEvidence(replies: DomainReplies): DomainFindings {
   const controlRefused = control !== undefined && isPermanent(control.reply) && control.meaning.class !== 'not_this_host';
   const controlKind = control === undefined ? undefined : refusalKind(control.reply, control.meaning);
 
+  // The server took a recipient of this domain from the prober: a refusal read as a block of the
+  // client is about its own mailbox, and its words say how when they do.
+  if (anyAccepted || control?.meaning.class === 'accepted') {
+    for (const [address, { reply, meaning }] of read) {
+      const byWords = isPermanent(reply) && meaning.class === 'blocked' ? mailboxRefusalInWords(reply) : undefined;
+      if (byWords !== undefined) mailboxes.set(address, { class: byWords, by: 'control' });
+    }
+  }
+
   if (controlRefused && anyAccepted) {
     for (const [address, { reply, meaning }] of read)
       if (isPermanent(reply) && refusalKind(reply, meaning) === controlKind)
@@ -73,6 +87,16 @@ export function weighEvidence(replies: DomainReplies): DomainFindings {
   }
 
   return { catchAll: catchAllFromControl(control?.meaning), mailboxes };
+}
+
+/**
+ * What the words of a refusal read as a block of the client say of the mailbox (Postfix's
+ * per-recipient `554 5.7.1 ... Recipient address rejected: This account has been disabled`), if
+ * anything.
+ */
+function mailboxRefusalInWords(reply: SmtpReply): RcptClass | undefined {
+  const byWords = readRcptReply({ code: reply.code, text: reply.text }).class;
+  return byWords === 'disabled' || byWords === 'full' || byWords === 'rejected_unknown' ? byWords : undefined;
 }
 
 function catchAllFromControl(meaning: ReplyMeaning | undefined): boolean | null {

@@ -10,6 +10,9 @@
  * - X.1.2 and "relaying denied" in any wording (`553 sorry, that domain isn't in my list of
  *   allowed rcpthosts`) say the host is not this domain's mail server: `not_this_host`.
  * - X.1.7 and X.1.8 refuse our envelope sender: a statement about the prober, not the mailbox.
+ *   So do words that refuse the sender (`Sender address rejected`, `Sender verify failed`), read
+ *   before any status: a server that checks our sender at RCPT time reports the status of that
+ *   check (`5.1.0`, or the `5.1.1` our sender's domain gave it), not of the recipient.
  * - "Access denied", "policy", "not authorized" are not read as anything: large hosted-mail
  *   systems answer unknown recipients with `550 5.4.1 Recipient address rejected: Access denied`
  *   while others ban an IP with `550 5.7.606 Access denied, banned sending IP`. The enhanced code
@@ -68,14 +71,28 @@ const words = (...parts: string[]) => new RegExp(parts.join('|'), 'iu');
 
 /** The server does not take mail for this domain (it is not the domain's mail server). */
 const RELAY_DENIED = words(
-  'relay(ing)? (access )?(denied|not (permitted|allowed)|prohibited|refused)',
-  '(unable|not (permitted|allowed)) to relay',
+  'relay(ing)?( to <[^>]*>)? (access )?(is )?(denied|disallowed|not (permitted|allowed|authori[sz]ed)|prohibited|refused)',
+  '(unable|not (permitted|allowed|authori[sz]ed)) to relay',
+  // An MX of the domain takes its mail from anyone; one that wants a login first is a submission host.
+  '(smtp )?auth(entication)? (is )?required',
   'we do not relay',
   'rcpthosts',
   "(not|isn't|is not) in my list of allowed (recipient|rcpt) ?hosts",
   'not a local (domain|recipient)',
   'relais (non autorisé|refusé)',
   'relaying verweigert|kein relay',
+);
+
+/**
+ * Texts that refuse our envelope sender, which some servers check only at RCPT (Exim's sender
+ * verification, Postfix's sender restrictions), often under the status of the check they made
+ * (`5.1.0`, or the `5.1.1` the sender's domain answered them).
+ */
+const SENDER_REFUSED = words(
+  'sender (address )?(rejected|refused|invalid|unknown|not (found|allowed|accepted|valid))',
+  'sender verif(y|ication) failed|verification failed for <|domain of sender|sender domain|envelope sender|badmailfrom',
+  '(invalid|unknown|unverified) sender',
+  'absender (abgelehnt|ungültig|unbekannt)|expéditeur (refusé|invalide|inconnu)|remitente (rechazado|inválido|desconocido)',
 );
 
 /** Texts that speak of the connecting client (our prober): blocklists, IP bans, reputation, reverse DNS. */
@@ -88,7 +105,7 @@ const ABOUT_THE_CLIENT = words(
   'bloquead|su ip|seu ip|dirección ip|endereço ip|lista negra',
   'bloccat|tuo ip|indirizzo ip|lista nera',
   'geblokkeerd|uw ip|ip-adres|zwarte lijst',
-  'ваш ip|ip-адрес|черн(ый|ом) спис',
+  'ваш(его)? ip|ip-адрес|черн(ый|ом) спис',
 );
 
 const DISABLED = words(
@@ -117,13 +134,14 @@ const FULL = words(
 const UNKNOWN_MAILBOX = words(
   'user unknown|unknown (user|recipient|mailbox|account|address|local part)|recipient unknown|no such (user|mailbox|recipient|address|account)',
   "(does ?n[o']t|not) exist|mailbox (is )?unavailable|(mailbox|recipient|user|address|account) not found|invalid (recipient|mailbox|address|user)",
-  "unrouteable|no mailbox|not our customer|do(es)?n[o']?t have an? [\\w.-]+ account",
-  'unbekannt|existiert nicht|gibt es nicht|nicht vorhanden|ungültige[rs]? (empfänger|adresse|postfach)',
+  "unrouteable|no mailbox|not our customer|no longer exists|do(es)?n[o']?t have an? [\\w.-]+ account",
+  'unbekannt|existiert nicht|gibt es nicht|nicht vorhanden|nicht gefunden|ungültige[rs]? (empfänger|adresse|postfach)',
   "inconnu|n'existe pas|introuvable|inexistant|adresse invalide",
   'no existe|desconocid|inexistente|não existe|desconhecid|no encontrad|não encontrad',
-  'sconosciut|non esiste|non trovat',
+  'sconosciut|non esiste|non trovat|inesistent',
   'onbekend|bestaat niet|niet gevonden',
-  'nie istnieje|nieznan|neexistuje|neznám',
+  'nie istnieje|nieznan|nie ma takiego|neexistuje|neznám',
+  'ismeretlen|nem létezik|necunoscut|nu există|δεν υπάρχει|άγνωστ',
   'okänd|finns inte|ukendt|findes ikke|ukjent|finnes ikke|tuntematon',
   'bulunamadı|mevcut değil|bilinmeyen',
   'не существует|неизвестн|нет такого|не найден|не існує|невідом',
@@ -138,6 +156,13 @@ export const RCPT_REPLY_TABLE: readonly Rule[] = [
   { when: '4.7.x: greylisting or rate limiting', basis: 'enhanced', test: enhanced(/^4\.7\./), class: 'greylisted' },
   { when: '421, 450, 451: try again later', basis: 'code', test: codeIn(421, 450, 451), class: 'greylisted' },
   { when: 'any other 4xx: a temporary condition of the server', basis: 'code', test: isTransient, class: 'temporary' },
+  { when: '5.1.7, 5.1.8: our envelope sender is refused', basis: 'enhanced', test: enhanced(/^5\.1\.[78]$/), class: 'blocked' },
+  {
+    when: '5xx whose text refuses our envelope sender (whatever status it carries)',
+    basis: 'text',
+    test: permanentText(SENDER_REFUSED),
+    class: 'blocked',
+  },
   {
     when: '5.1.1, 5.1.3, 5.1.6, 5.1.10: no such mailbox (unknown, bad syntax, moved, not found)',
     basis: 'enhanced',
@@ -146,7 +171,6 @@ export const RCPT_REPLY_TABLE: readonly Rule[] = [
   },
   { when: '5.2.1: mailbox disabled', basis: 'enhanced', test: enhanced(/^5\.2\.1$/), class: 'disabled' },
   { when: '5.1.2: the server takes no mail for this domain', basis: 'enhanced', test: enhanced(/^5\.1\.2$/), class: 'not_this_host' },
-  { when: '5.1.7, 5.1.8: our envelope sender is refused', basis: 'enhanced', test: enhanced(/^5\.1\.[78]$/), class: 'blocked' },
   {
     when: '5xx saying relaying is denied: the host is not this domain’s mail server',
     basis: 'text',

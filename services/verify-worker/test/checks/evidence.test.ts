@@ -69,6 +69,21 @@ describe('evidence rule', () => {
     expect(classes(found)).toMatchObject({ 'full@x': 'full by reply', 'off@x': 'disabled by reply', 'pol@x': 'blocked by reply' });
   });
 
+  it('a 5.7.x refusal of one mailbox where others are accepted is read by its words: the server accepts the prober', () => {
+    const found = weigh(
+      { code: 550, enhanced: '5.1.1', text: 'User unknown' },
+      {
+        'ann@x': ok,
+        'gone@x': { code: 554, enhanced: '5.7.1', text: '<gone@x>: Recipient address rejected: This account has been disabled' },
+        'who@x': { code: 550, enhanced: '5.7.1', text: 'No such user!' },
+      },
+    );
+    expect(classes(found)).toMatchObject({ 'gone@x': 'disabled by control', 'who@x': 'rejected_unknown by control' });
+    // Alone, the same 5.7.1 reads as a block of the client: nothing shows the server accepts the prober.
+    const alone = { code: 550, enhanced: '5.7.1', text: 'No such user!' };
+    expect(classes(weigh(undefined, { 'who@x': alone }))).toEqual({ 'who@x': 'blocked by reply' });
+  });
+
   it('words decide the kind when words decided the meaning: "user unknown" and "mailbox full" under the same bare 550 differ', () => {
     const found = weigh({ code: 550, text: 'User unknown' }, { 'ann@x': ok, 'full@x': { code: 550, text: 'Mailbox full' } });
     expect(classes(found)['full@x']).toBe('full by reply');
