@@ -15,6 +15,12 @@ describe('list defaults', () => {
     expect(config.LIST_RETENTION_DAYS).toBe(7);
   });
 
+  it('LIST_RETRY_DELAYS_S set empty means no retries (other empty variables mean unset)', () => {
+    const empty = loadConfig({ LIST_RETRY_DELAYS_S: '', LIST_RETENTION_DAYS: '' });
+    expect(empty.LIST_RETRY_DELAYS_S).toEqual([]);
+    expect(empty.LIST_RETENTION_DAYS).toBe(7);
+  });
+
   it('allows 3 active lists and 10 list creations a minute per key', () => {
     expect(config.LIST_MAX_ACTIVE_PER_KEY).toBe(3);
     expect(config.rateLimits['email-verify.list']).toBe(10);

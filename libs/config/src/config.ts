@@ -118,9 +118,15 @@ export const CONFIG_ENV_NAMES: readonly string[] = Object.keys(envSchema.shape);
 
 export class ConfigError extends Error {}
 
+/** `LIST_RETRY_DELAYS_S=` (empty): no retries. */
+const EMPTY_IS_A_VALUE = new Set(['LIST_RETRY_DELAYS_S']);
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  // An empty variable means "unset" (compose files and shells often pass `FOO=`).
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  // An empty variable means "unset" (compose files and shells often pass `FOO=`), except where the
+  // documentation gives the empty value a meaning of its own.
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([name, value]) => value !== undefined && (value !== '' || EMPTY_IS_A_VALUE.has(name))),
+  );
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
