@@ -1,21 +1,32 @@
 /**
  * Reading an uploaded CSV list with csv-parse, as a stream: RFC 4180 quoting, UTF-8 with or
- * without a byte-order mark, `,` or `;` between fields (whichever splits the first line into more
- * fields), rows of uneven length accepted, blank lines skipped.
+ * without a byte-order mark (UTF-16 with one is converted, anything else refused: csv-encoding.ts),
+ * `,` or `;` between fields (whichever splits the first record into more fields, or what an
+ * Excel `sep=;` first line says), rows of uneven length accepted, blank lines skipped.
  *
- * The address column is the one headed `email`, `e-mail`, `mail` or `address` (any case);
- * without such a header the first column. A first row that names no address column but whose
- * first cell holds an `@` is data, not a header (a bare list of addresses).
+ * The address column is the one headed `email`, `e-mail`, `mail` or `address` (any case, and the
+ * forms contact exports write: `Email Address`, `E-mail 1 - Value`, `email_address`); without such
+ * a header the first column. A first row that names no address column but whose first cell holds
+ * an `@` is data, not a header (a bare list of addresses).
  */
 import type { Readable } from 'node:stream';
 import { ApiError, LIST_BODY_LIMIT_BYTES } from '@svc/contracts';
 import type { CsvLayout } from '@svc/lists';
 import { CsvError, parse } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
+import { asUtf8 } from './csv-encoding.ts';
 
-const ADDRESS_HEADERS = new Set(['email', 'e-mail', 'mail', 'address']);
+/** A header naming the address column, once lower-cased without spaces, `-` and `_`: `email`, `Email Address`, `E-mail 1 - Value`. */
+const ADDRESS_HEADER = /^(?:e?mail|address)\d*(?:address|value)?$/;
+/**
+ * CRLF, LF or CR, in any mix: left to itself the parser takes the first line end it meets for the
+ * whole file, and a file whose first line ends otherwise than the rest is read as one row.
+ */
+const LINE_ENDS = ['\r\n', '\n', '\r'];
+/** Excel's first line naming the separator. */
+const SEPARATOR_LINE = /^(?:\ufeff)?sep=([,;])[ \t]*\r?\n/i;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
-/** Enough of the start of the body to see its first line and its byte-order mark. */
+/** Enough of the start of the body to see its first record and its byte-order mark. */
 const PEEK_BYTES = 64 * 1024;
 /** A single row this long is not a contact. */
 const MAX_RECORD_BYTES = 1024 * 1024;
@@ -29,11 +40,18 @@ export interface CsvUpload {
   rows: AsyncIterable<string[]>;
 }
 
-/** `,` or `;`: the one that splits the first line into more fields. */
-export function detectDelimiter(firstLine: string): ',' | ';' {
+/** `,` or `;`: the one that splits the first record (blank lines skipped, quotes honoured) into more fields. */
+export function detectDelimiter(head: string): ',' | ';' {
   const fields = (delimiter: string): number => {
     try {
-      const records: string[][] = parseSync(firstLine, { delimiter, relax_quotes: true, relax_column_count: true, to_line: 1 });
+      const records: string[][] = parseSync(head, {
+        delimiter,
+        relax_quotes: true,
+        relax_column_count: true,
+        skip_empty_lines: true,
+        record_delimiter: LINE_ENDS,
+        to: 1,
+      });
       const [record] = records;
       return record?.length ?? 0;
     } catch {
@@ -45,7 +63,7 @@ export function detectDelimiter(firstLine: string): ',' | ';' {
 
 /** Which row 1 is: a header naming the address column, a header without one, or data. */
 export function headerOf(first: string[]): { header: boolean; addressColumn: number } {
-  const named = first.findIndex((cell) => ADDRESS_HEADERS.has(cell.trim().toLowerCase()));
+  const named = first.findIndex((cell) => ADDRESS_HEADER.test(cell.toLowerCase().replace(/[\s_-]+/g, '')));
   if (named >= 0) return { header: true, addressColumn: named };
   return { header: !(first[0] ?? '').includes('@'), addressColumn: 0 };
 }
@@ -81,11 +99,11 @@ function csvProblem(error: CsvError): ApiError {
 
 /** Reads the upload's first line and layout; rows then stream from the rest of the body. */
 export async function readCsvUpload(body: Readable, limitBytes = LIST_BODY_LIMIT_BYTES): Promise<CsvUpload> {
-  const source = limited(body, limitBytes)[Symbol.asyncIterator]();
+  const source = asUtf8(limited(body, limitBytes))[Symbol.asyncIterator]();
   const head: Buffer[] = [];
   let headBytes = 0;
   let ended = false;
-  while (headBytes < PEEK_BYTES && !Buffer.concat(head).includes(0x0a)) {
+  while (headBytes < PEEK_BYTES) {
     const next = await source.next();
     if (next.done === true) {
       ended = true;
@@ -97,7 +115,8 @@ export async function readCsvUpload(body: Readable, limitBytes = LIST_BODY_LIMIT
   const start = Buffer.concat(head);
   const bom = start.subarray(0, 3).equals(BOM);
   const text = start.subarray(bom ? 3 : 0).toString('utf8');
-  const delimiter = detectDelimiter(text.split('\n', 1)[0] ?? '');
+  const separatorLine = SEPARATOR_LINE.exec(text);
+  const delimiter = separatorLine?.[1] === ',' || separatorLine?.[1] === ';' ? separatorLine[1] : detectDelimiter(text);
 
   async function* bytes(): AsyncGenerator<Buffer> {
     try {
@@ -108,7 +127,15 @@ export async function readCsvUpload(body: Readable, limitBytes = LIST_BODY_LIMIT
       await source.return(undefined);
     }
   }
-  const parser = parse({ bom: true, delimiter, relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_RECORD_BYTES });
+  const parser = parse({
+    bom: true,
+    delimiter,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    record_delimiter: LINE_ENDS,
+    max_record_size: MAX_RECORD_BYTES,
+    from_line: separatorLine === null ? 1 : 2,
+  });
   // The parser may stop (a bad row, the caller gone) while it waits for room: a wait on 'drain'
   // alone would then never end, and the request with it.
   const room = () =>

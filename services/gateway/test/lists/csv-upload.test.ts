@@ -24,11 +24,57 @@ async function read(text: string | Buffer, limit?: number) {
 }
 
 describe('CSV uploads', () => {
-  it('detects `,` or `;` from the first line', () => {
+  it('detects `,` or `;` from the first record: blank lines skipped, quoted line breaks kept', () => {
     expect(detectDelimiter('name,email,note')).toBe(',');
     expect(detectDelimiter('name;email;note')).toBe(';');
     expect(detectDelimiter('"Doe, Jane";email')).toBe(';');
     expect(detectDelimiter('email')).toBe(',');
+    expect(detectDelimiter('\n\r\nname;email\nAnn;a@x.test')).toBe(';');
+    expect(detectDelimiter('"na\nme";email;x\nAnn;a@x.test;1')).toBe(';');
+  });
+
+  it('reads a file whose line ends are mixed, after leading blank lines', async () => {
+    const { layout, rows } = await read('\n\r\nname;email\nAnn;a@x.test\r\nBob;"b@x.test"\rCy;c@x.test\n');
+    expect(layout).toMatchObject({ columns: ['name', 'email'], addressColumn: 1, delimiter: ';' });
+    expect(rows).toEqual([
+      ['Ann', 'a@x.test'],
+      ['Bob', 'b@x.test'],
+      ['Cy', 'c@x.test'],
+    ]);
+  });
+
+  it('takes the separator from an Excel `sep=` first line, and skips that line', async () => {
+    const { layout, rows } = await read('\ufeffsep=;\r\nname;email\r\nAnn, Lee;a@x.test\r\n');
+    expect(layout).toMatchObject({ columns: ['name', 'email'], addressColumn: 1, delimiter: ';' });
+    expect(rows).toEqual([['Ann, Lee', 'a@x.test']]);
+  });
+
+  it('knows the address column by the names contact exports give it', () => {
+    for (const header of ['Email Address', 'E-mail Address', 'E-mail 1 - Value', 'email_address', 'E-Mail', 'MAIL'])
+      expect(headerOf(['Name', header]), header).toEqual({ header: true, addressColumn: 1 });
+    expect(headerOf(['Name', 'Email Type'])).toEqual({ header: true, addressColumn: 0 });
+  });
+
+  it('reads UTF-16 with a byte-order mark as text; refuses Latin-1, invalid UTF-8 and NUL bytes, saying so', async () => {
+    const utf16 = (text: string, bigEndian: boolean) => {
+      const le = Buffer.from(`\ufeff${text}`, 'utf16le');
+      return bigEndian ? Buffer.from(le).swap16() : le;
+    };
+    for (const bigEndian of [false, true]) {
+      const { layout, rows } = await read(utf16('name;email\nMüller;m@x.test\n', bigEndian));
+      expect(layout).toMatchObject({ delimiter: ';', addressColumn: 1 });
+      expect(rows).toEqual([['Müller', 'm@x.test']]);
+    }
+    await expect(read(Buffer.from('name,email\nM\xfcller,m@x.test\n', 'latin1'))).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(/is not UTF-8: a byte sequence near byte \d+ is not UTF-8 \(Latin-1/),
+    });
+    await expect(read(Buffer.from('email\na@x.test\n', 'utf16le'))).rejects.toMatchObject({
+      message: expect.stringContaining('NUL byte'),
+    });
+    await expect(read(Buffer.concat([Buffer.from('email\na@x.test\n'), Buffer.from([0xe2, 0x82])]))).rejects.toMatchObject({
+      message: expect.stringContaining('ends inside a character'),
+    });
   });
 
   it('finds the address column by its header in any case, else the first; a first row with an @ is data', () => {
