@@ -28,7 +28,7 @@ const MIB = 1024 * 1024;
 const LOG_EVERY_MS = 10_000;
 
 /** The API's refusals of an upload, said in terms of the file. */
-function explainFailure(failure: ApiFailure, options: Options, sizeBytes?: number): string {
+function explainFailure(failure: ApiFailure, options: Options, sizeBytes?: number, listId?: string): string {
   const said = `${failure.status} ${failure.code}: ${failure.apiMessage}`;
   const file = options.input ?? 'the file';
   switch (failure.code) {
@@ -41,7 +41,10 @@ function explainFailure(failure: ApiFailure, options: Options, sizeBytes?: numbe
     case 'too_many_emails':
       return `${file} holds more addresses than one list takes (${said}). Split it into several files.`;
     case 'not_found':
-      return `no list ${options.resume ?? ''} for this key (${said}). A list's data is kept 7 days after it ends.`;
+      return (
+        `no list ${listId ?? options.resume ?? ''} for this key (${said}). A list's data is kept 7 days after it ends; ` +
+        'a server in embedded mode (without Redis) forgets its lists when it restarts.'
+      );
     default:
       return said;
   }
@@ -110,8 +113,15 @@ export async function run(options: Options, reporter: Reporter, state: RunState,
     );
   }
 
-  const ended = await follow(api, list, options, reporter, signal);
-  const { pending } = await api.download(ended.id, options.output);
+  let ended: ListObject;
+  let pending: number;
+  try {
+    ended = await follow(api, list, options, reporter, signal);
+    ({ pending } = await api.download(ended.id, options.output));
+  } catch (error) {
+    if (error instanceof ApiFailure) throw new Error(explainFailure(error, options, undefined, list.id));
+    throw error;
+  }
   if (ended.status === 'completed') {
     reporter.result(`${summary(ended)}. Wrote ${options.output}.`);
     return 0;
