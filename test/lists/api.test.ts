@@ -210,10 +210,25 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
       [`/v1/email-verify/lists/${ids[0]}/results`, 'GET'],
       [`/v1/email-verify/lists/${ids[0]}`, 'DELETE'],
       ['/v1/email-verify/lists/lst_nope', 'GET'],
+      [`/v1/email-verify/lists/${'x'.repeat(500)}`, 'GET'],
     ] as const) {
       const response = await call(server, path, { key: other, method });
       expect(response.status).toBe(404);
       expect(response.json()).toMatchObject({ error: 'not_found' });
+    }
+    // Cancelling reads no body, whatever a client library sends along.
+    for (const [type, body] of [
+      ['application/json', undefined],
+      ['application/json', '{'],
+      ['text/plain', 'please'],
+    ] as const) {
+      const response = await call(server, `/v1/email-verify/lists/${ids[0]}`, {
+        key: other,
+        method: 'DELETE',
+        headers: { 'content-type': type },
+        body,
+      });
+      expect(response.status, `${type} ${body}`).toBe(404);
     }
   });
 

@@ -67,6 +67,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler,
     schemaController: { compilersFactory: schemaCompilersFactory },
+    // A list id of any length is looked up (and not found, 404): fastify's default of 100
+    // characters answered a longer one 400.
+    routerOptions: { maxParamLength: 2_048 },
   });
   // An Expect other than 100-continue is ignored (RFC 9110 §10.1.1 allows it): without this
   // listener Node answers 417 itself, outside the contract's format.

@@ -134,6 +134,44 @@ export function jsonInput(body: ListCreateBody): NewListInput {
   };
 }
 
+/** Routes that read what a key has: no operation, no metering. */
+const reading = { config: { auth: 'key' as const } };
+
+/**
+ * Cancelling takes no body: whatever a client sends with it (an empty body under
+ * `Content-Type: application/json`, as HTTP libraries set it for every call) is not read, in a
+ * scope of its own so that no body parser runs.
+ */
+const cancelRoute: FastifyPluginCallbackZod<{ lists: ListService }> = (cancelling, { lists }, registered) => {
+  cancelling.removeAllContentTypeParsers();
+  cancelling.addContentTypeParser('*', (_request, _payload, parsed) => parsed(null, undefined));
+  cancelling.delete(
+    `${PREFIX}/:id`,
+    {
+      ...reading,
+      schema: {
+        operationId: 'cancelList',
+        tags: ['email-verify'],
+        summary: 'Cancel a list',
+        description:
+          'Entries not yet probed are never probed nor billed; sessions under way are cut and their answers dropped. A list that ' +
+          `already ended is answered as it is. With a \`callbackUrl\`, the list is POSTed to it with \`"event": "list.cancelled"\`. ${NOT_METERED}`,
+        security: BEARER_SECURITY,
+        params: idParams,
+        response: {
+          ...listReadResponses({
+            description: 'The list, now `cancelled` (or as it ended).',
+            content: json(listObjectSchema, { ...LIST_OBJECT_EXAMPLE, status: 'cancelled', completedAt: '2026-11-23T10:04:00.000Z' }),
+          }),
+          ...listNotFound(),
+        },
+      },
+    },
+    async (request) => lists.cancel(callerKey(request).id, request.params.id),
+  );
+  registered();
+};
+
 export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app, options, done) => {
   const { lists } = options;
 
@@ -203,8 +241,6 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
       return reply.code(202).header('Location', `${PREFIX}/${list.id}`).send(list);
     },
   );
-
-  const reading = { config: { auth: 'key' as const } };
 
   app.get(
     PREFIX,
@@ -300,29 +336,6 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
     },
   );
 
-  app.delete(
-    `${PREFIX}/:id`,
-    {
-      ...reading,
-      schema: {
-        operationId: 'cancelList',
-        tags: ['email-verify'],
-        summary: 'Cancel a list',
-        description:
-          'Entries not yet probed are never probed nor billed; sessions under way are cut and their answers dropped. A list that ' +
-          `already ended is answered as it is. With a \`callbackUrl\`, the list is POSTed to it with \`"event": "list.cancelled"\`. ${NOT_METERED}`,
-        security: BEARER_SECURITY,
-        params: idParams,
-        response: {
-          ...listReadResponses({
-            description: 'The list, now `cancelled` (or as it ended).',
-            content: json(listObjectSchema, { ...LIST_OBJECT_EXAMPLE, status: 'cancelled', completedAt: '2026-11-23T10:04:00.000Z' }),
-          }),
-          ...listNotFound(),
-        },
-      },
-    },
-    async (request) => lists.cancel(callerKey(request).id, request.params.id),
-  );
+  app.register(cancelRoute, { lists });
   done();
 };
