@@ -77,6 +77,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     expect(list).toMatchObject({ name: 'from an agent', count: 5, distinct: 4, costUsd: '0' });
     expect(created._meta).toEqual({ costUsd: '0', freeRemaining: 10 });
     expect(agent.lastHeaders().get('x-service-cost')).toBe('0');
+    expect(agent.lastHeaders().get('x-service-free-remaining')).toBe('10');
 
     await expect
       .poll(async () => ((await agent.call('email-verify_list-status', { id: list.id })).structuredContent as { status: string }).status, {

@@ -16,6 +16,7 @@ import type { ListService } from '../lists/list-service.ts';
 import { callOf, type JobRunner } from '../operation.ts';
 import { InFlightToolCalls } from './cancellation.ts';
 import type { CancellationRelay } from './cancellation-relay.ts';
+import { FREE_REMAINING_HEADER } from '../plugins/metering.ts';
 import { callerKey } from '../routes/guards.ts';
 import { loadMcpSdk } from './sdk.ts';
 import { TOOL_SERVERS, createToolServer, type ToolServerDef } from './servers.ts';
@@ -56,6 +57,7 @@ async function serve(
     call: callOf(request),
     log: request.log,
     charge: (operation) => app.charge(request, reply, operation),
+    announceFreeRemaining: (freeRemaining) => void reply.header(FREE_REMAINING_HEADER, String(freeRemaining)),
   });
   const { StreamableTransport } = await loadMcpSdk();
   const transport = new StreamableTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

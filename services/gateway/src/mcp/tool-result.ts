@@ -25,6 +25,8 @@ export interface ToolContext {
   log: FastifyBaseLogger;
   /** Meters this successful call and puts its cost headers on the HTTP response (not once the caller left). */
   charge(operation: OperationId): Promise<ChargeResult>;
+  /** Puts the free units left on the HTTP response, for a call that costs nothing now (creating a list). */
+  announceFreeRemaining(freeRemaining: number): void;
 }
 
 export interface ToolOutput {

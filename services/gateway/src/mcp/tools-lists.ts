@@ -83,6 +83,7 @@ export function registerListTools(server: McpServer, context: ToolContext): void
         const body = parseArguments(listCreateBodySchema, args, listBodyError);
         const list = await context.lists.create(context.key, jsonInput(body), context.log);
         freeRemaining = await context.lists.freeRemaining(context.key);
+        context.announceFreeRemaining(freeRemaining);
         return list;
       });
       return result.isError === true ? result : { ...result, _meta: { costUsd: '0', freeRemaining } };
