@@ -124,6 +124,58 @@ async function slowloris(mode: Mode): Promise<void> {
   expect(JSON.parse(body ?? '')).toEqual({ error: 'request_timeout', message: expect.any(String) });
 }
 
+/**
+ * A body dripped for `forMs`, then finished (or not): the raw answer and when it came. A batch
+ * body still arriving after 30 s is cut with 408; a list upload may take minutes (a slow uplink).
+ */
+async function dripBody(path: string, type: string, parts: string[], everyMs: number, finish: boolean) {
+  const server = idle.get('embedded')!;
+  const { port, hostname } = new URL(server.baseUrl);
+  const socket = net.connect(Number(port), hostname);
+  let received = '';
+  let answeredAt: number | undefined;
+  const answered = new Promise<void>((resolve) => {
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString();
+      if (/\r\n\r\n\{.*\}/s.test(received)) {
+        answeredAt ??= Date.now();
+        resolve();
+      }
+    });
+    socket.on('close', () => resolve());
+  });
+  socket.on('error', () => undefined);
+  const length = parts.reduce((sum, part) => sum + Buffer.byteLength(part), 0) + (finish ? 0 : 1);
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.key}\r\nContent-Type: ${type}\r\nContent-Length: ${length}\r\n\r\n`,
+  );
+  const started = Date.now();
+  for (const part of parts) {
+    if (socket.destroyed || answeredAt !== undefined) break;
+    socket.write(part);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+  await answered;
+  socket.destroy();
+  return { head: received.split('\r\n\r\n')[0] ?? '', elapsedMs: (answeredAt ?? Date.now()) - started };
+}
+
+describe.concurrent('a body may take as long as its route allows', () => {
+  it('a list upload dripped over 36 s is taken; a batch body still arriving at 30 s is answered 408', { timeout: 60_000 }, async () => {
+    const rows = ['email\n', ...Array.from({ length: 12 }, (_, i) => `late${i}@slow.test\n`)];
+    const batch = ['{"emails":["a@slow.test"', ...Array.from({ length: 12 }, () => ',"b@slow.test"')];
+    const [list, cut] = await Promise.all([
+      dripBody('/v1/email-verify/lists', 'text/csv', rows, 3_000, true),
+      dripBody('/v1/email-verify/verify/batch', 'application/json', batch, 3_000, false),
+    ]);
+    expect(list.head).toMatch(/^HTTP\/1\.1 202 /);
+    expect(list.elapsedMs).toBeGreaterThan(35_000);
+    expect(cut.head).toMatch(/^HTTP\/1\.1 408 /);
+    expect(cut.elapsedMs).toBeGreaterThanOrEqual(29_000);
+    expect(cut.elapsedMs).toBeLessThan(34_000);
+  });
+});
+
 describe.concurrent('connections live as long as their deadline', () => {
   it.each(MODES)(
     `%s: a batch against a slow mail server is answered 200 after more than ${EXPECTED_MIN_MS / 1000} s, by REST and by tool`,

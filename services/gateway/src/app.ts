@@ -12,6 +12,7 @@ import { BODY_LIMIT_BYTES } from './errors/api-errors.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { createJobRunner } from './operation.ts';
 import authPlugin from './plugins/auth.ts';
+import bodyTimeoutPlugin, { LIST_UPLOAD_TIMEOUT_MS } from './plugins/body-timeout.ts';
 import errorsPlugin from './plugins/errors.ts';
 import meteringPlugin from './plugins/metering.ts';
 import observabilityPlugin from './plugins/observability.ts';
@@ -30,13 +31,14 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Slow clients hold no connection (slowloris): the request line and headers must arrive within
- * HEADERS_TIMEOUT_MS and the whole request within REQUEST_TIMEOUT_MS. Once a request has
+ * HEADERS_TIMEOUT_MS, and the body within its route's allowance (plugins/body-timeout.ts: 30 s,
+ * 10 minutes for a list upload; Node's own limit is the longest of them). Once a request has
  * arrived, its connection lives as long as the request waits for its job (its own deadline,
  * up to 32 s for a verify batch): there is no idle timeout on a connection with a request in
  * flight, and the answer at the deadline (504) goes out on the same connection.
  */
 export const HEADERS_TIMEOUT_MS = 10_000;
-export const REQUEST_TIMEOUT_MS = 30_000;
+export const REQUEST_TIMEOUT_MS = LIST_UPLOAD_TIMEOUT_MS + 5_000;
 
 export interface GatewayApp {
   app: FastifyInstance;
@@ -98,6 +100,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
   });
   await app.register(observabilityPlugin, { metrics, accessLog: accessLog.logger });
   await app.register(errorsPlugin);
+  await app.register(bodyTimeoutPlugin);
   await app.register(authPlugin, { keys: deps.keys });
   await app.register(rateLimitPlugin, {
     limits: config.rateLimits,

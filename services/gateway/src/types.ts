@@ -49,5 +49,7 @@ declare module 'fastify' {
     operation?: OperationId;
     /** A tool server: metered like a billable route, its tool calls limited and billed per operation. */
     toolOperations?: readonly OperationId[];
+    /** How long the request's body may take to arrive (plugins/body-timeout.ts); default 30 s. */
+    bodyTimeoutMs?: number;
   }
 }

@@ -53,7 +53,8 @@ const DRAIN_LIMIT_BYTES = 4 * LIST_BODY_LIMIT_BYTES;
  * connection closed on unread data is reset, and the client, still sending, sees EPIPE or
  * ECONNRESET instead of the answer (fastify closes after a refused body: a 17 MiB list upload got
  * EPIPE in 12 of 30 fetches). So the rest of the body is read and dropped on a connection kept
- * open, within REQUEST_TIMEOUT_MS; a body declared larger than DRAIN_LIMIT_BYTES is cut instead.
+ * open, within the body's time allowance (plugins/body-timeout.ts); a body declared larger than
+ * DRAIN_LIMIT_BYTES is cut instead.
  * Returns whether the connection stays open for it (a body still arriving).
  */
 export function drainUnreadBody(request: IncomingMessage): boolean {

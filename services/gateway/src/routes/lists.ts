@@ -25,6 +25,7 @@ import type { FastifyError, FastifyRequest } from 'fastify';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { payloadTooLarge, readCsvUpload } from '../lists/csv-upload.ts';
+import { LIST_UPLOAD_TIMEOUT_MS } from '../plugins/body-timeout.ts';
 import { csvResults, jsonResults } from '../lists/list-results.ts';
 import type { ListService, NewListInput } from '../lists/list-service.ts';
 import { tooManyAddresses } from '../lists/list-builder.ts';
@@ -190,7 +191,7 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
   app.post(
     PREFIX,
     {
-      config: { operation: 'email-verify.list', auth: 'key' },
+      config: { operation: 'email-verify.list', auth: 'key', bodyTimeoutMs: LIST_UPLOAD_TIMEOUT_MS },
       bodyLimit: LIST_BODY_LIMIT_BYTES,
       schema: {
         operationId: 'createList',
