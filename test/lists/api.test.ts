@@ -350,6 +350,11 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     });
     expect(unclosed.json()).toMatchObject({ error: 'invalid_request', message: expect.stringContaining('quoted field is not closed') });
     expect((await call(server, '/v1/email-verify/lists', { key: null })).status).toBe(401);
+    // A parameter of another list route is unknown here, not malformed.
+    expect((await call(server, '/v1/email-verify/lists?format=csv', { key })).json()).toMatchObject({
+      error: 'invalid_parameter',
+      message: 'Unknown parameter `format`.',
+    });
 
     // Refused part-way through the body: a row over 1 MiB while the parser waited for room (this
     // hung until the request timeout and answered 408), and a streamed upload (no Content-Length)

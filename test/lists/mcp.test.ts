@@ -119,6 +119,14 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
       error: 'invalid_parameter',
       details: { param: 'cursor' },
     });
+    // Each refusal names what is wrong in the tool's own terms.
+    expect(errorOf(await agent.call('email-verify_list-results', { id: 'lst_x', limit: 501 }))).toMatchObject({
+      message: 'limit must be an integer from 1 to 500.',
+    });
+    expect(errorOf(await agent.call('email-verify_list-status', {}))).toMatchObject({
+      details: { param: 'id' },
+      message: expect.stringContaining('id is required'),
+    });
     expect(errorOf(await agent.call('email-verify_list-create', { emails: ['a@b.co'], callbackUrl: 'http://example.com/' }))).toMatchObject(
       {
         error: 'invalid_parameter',

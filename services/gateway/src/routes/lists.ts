@@ -70,9 +70,11 @@ export function listBodyError(error: z.ZodError): ApiError {
   );
 }
 
-export function queryError(error: z.ZodError): ApiError {
+function queryError(error: z.ZodError): ApiError {
   const issue = error.issues[0];
   const param = issue?.code === 'unrecognized_keys' ? (issue.keys[0] ?? '?') : String(issue?.path[0] ?? '?');
+  // A parameter of another route is unknown here, not malformed.
+  if (issue?.code === 'unrecognized_keys') return invalidParameter(param, `Unknown parameter \`${param}\`.`);
   const known: Record<string, string> = {
     limit: 'limit must be an integer from 1 to 100.',
     cursor: 'cursor must be the nextCursor of a previous page.',
@@ -80,7 +82,7 @@ export function queryError(error: z.ZodError): ApiError {
     name: 'name must be a string of 1 to 200 characters.',
     callbackUrl: 'callbackUrl must be an https:// URL of at most 2048 characters.',
   };
-  return invalidParameter(param, known[param] ?? `Unknown parameter \`${param}\`.`);
+  return invalidParameter(param, known[param] ?? `\`${param}\` is malformed.`);
 }
 
 const idParams = validated(
