@@ -69,11 +69,11 @@ export class ListBuilder {
 
   /** Distinct addresses grouped by domain, in chunks of one batch's size. */
   work(): WorkItem[][] {
+    const domains = this.keys.map(domainOf);
     const order = this.keys.map((_, index) => index);
-    order.sort((a, b) => {
-      const byDomain = domainOf(this.keys[a]!).localeCompare(domainOf(this.keys[b]!));
-      return byDomain !== 0 ? byDomain : a - b;
-    });
+    // Code-unit order: any stable grouping by domain serves, and localeCompare took most of a
+    // second for 100,000 addresses, the gateway unable to answer anything meanwhile.
+    order.sort((a, b) => (domains[a]! < domains[b]! ? -1 : domains[a]! > domains[b]! ? 1 : a - b));
     const chunks: WorkItem[][] = [];
     for (let start = 0; start < order.length; start += WORK_CHUNK_SIZE) {
       chunks.push(

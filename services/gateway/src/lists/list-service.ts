@@ -4,6 +4,7 @@
  * cancel. Nothing here probes or bills: the verify-workers do both as they work.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   ApiError,
   OPERATIONS,
@@ -27,6 +28,8 @@ const OPERATION: OperationId = 'email-verify.list';
 const UNIT_PRICE = OPERATIONS[OPERATION].priceMicroUsd;
 /** How long an upload may take before its active-list slot is given back. */
 const UPLOAD_HOLD_MS = 10 * 60_000;
+/** Rows read between two turns of the event loop while a list is created. */
+const YIELD_EVERY_ROWS = 1_000;
 
 export interface ListsDeps {
   store: ListStore;
@@ -98,7 +101,11 @@ export class ListService {
     const builder = new ListBuilder(this.deps.store, id, input.layout.addressColumn);
     let workChunks = 0;
     try {
-      for await (const row of input.rows) await backend(() => builder.add(row));
+      for await (const row of input.rows) {
+        await backend(() => builder.add(row));
+        // Let other requests in: reading 100,000 rows otherwise holds the event loop for a second.
+        if (builder.count % YIELD_EVERY_ROWS === 0) await nextTurn();
+      }
       await backend(() => builder.flush());
       if (builder.count === 0) throw new ApiError('invalid_request', 'The list is empty: send 1 to 100000 addresses.');
       const columns = [...input.layout.columns];
