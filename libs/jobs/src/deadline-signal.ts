@@ -8,11 +8,18 @@
  * forever). Here the timer holds the controller, and the listeners on the sources are removed on
  * release, so long-lived sources (a worker's shutdown signal) do not gather one per job.
  */
-export function deadlineSignal(deadlineAt: number, sources: readonly AbortSignal[] = []): { signal: AbortSignal; release: () => void } {
+export function deadlineSignal(
+  deadlineAt: number,
+  sources: readonly AbortSignal[] = [],
+): { signal: AbortSignal; release: () => void; expired: () => boolean } {
   const controller = new AbortController();
   const detach: Array<() => void> = [];
+  let expired = false;
   const timer = setTimeout(
-    () => controller.abort(new DOMException('The deadline passed.', 'TimeoutError')),
+    () => {
+      expired = true;
+      controller.abort(new DOMException('The deadline passed.', 'TimeoutError'));
+    },
     Math.max(0, deadlineAt - Date.now()),
   );
   // A pending deadline does not keep a process alive (as with AbortSignal.timeout).
@@ -32,5 +39,7 @@ export function deadlineSignal(deadlineAt: number, sources: readonly AbortSignal
       clearTimeout(timer);
       for (const remove of detach.splice(0)) remove();
     },
+    /** Whether the deadline's own timer fired (it may fire a millisecond before the clock reads `deadlineAt`). */
+    expired: () => expired,
   };
 }

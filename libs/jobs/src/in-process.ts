@@ -7,6 +7,7 @@
  */
 import { ApiError } from '@svc/contracts';
 import { awaitJob, jobContext, type JobKind, type JobTransport, type RegisteredHandler, type SubmitOptions } from './transport.ts';
+import { deadlineError } from './transport-errors.ts';
 
 export class InProcessTransport implements JobTransport {
   readonly kind = 'in-process' as const;
@@ -26,13 +27,17 @@ export class InProcessTransport implements JobTransport {
     }
     const envelope = { payload, deadlineAt: Date.now() + options.deadlineMs, requestId: options.requestId };
     const { callerGone } = options;
-    const { context, release } = jobContext(envelope, () =>
+    const { context, release, timedOut } = jobContext(envelope, () =>
       callerGone === undefined ? [this.shutdown.signal] : [this.shutdown.signal, callerGone],
     );
     // Async so that a handler throwing before its first await fails the job like any other error.
     const work = (async () => {
       try {
-        return kind.result.parse(await handler.handle(payload, context));
+        const result = await handler.handle(payload, context);
+        // A handler that answers because its deadline aborted it answers too late, even when
+        // that timer fired a moment before the wait's own: the call is a timeout either way.
+        if (timedOut()) throw deadlineError();
+        return kind.result.parse(result);
       } finally {
         release();
       }

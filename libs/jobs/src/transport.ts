@@ -69,7 +69,7 @@ export function registerHandler<P, R>(kind: JobKind<P, R>, handle: JobHandler<P,
 export function jobContext(
   envelope: JobEnvelope<unknown>,
   sources: () => readonly AbortSignal[] = () => [],
-): { context: JobContext; release: () => void } {
+): { context: JobContext; release: () => void; timedOut: () => boolean } {
   let made: ReturnType<typeof deadlineSignal> | undefined;
   const context: JobContext = {
     deadlineAt: envelope.deadlineAt,
@@ -79,7 +79,8 @@ export function jobContext(
       return made.signal;
     },
   };
-  return { context, release: () => made?.release() };
+  const timedOut = () => Date.now() >= envelope.deadlineAt || made?.expired() === true;
+  return { context, release: () => made?.release(), timedOut };
 }
 
 /**

@@ -8,18 +8,22 @@ const run = promisify(execFile);
 
 describe('deadlineSignal', () => {
   it('aborts at the deadline with a TimeoutError', async () => {
-    const { signal } = deadlineSignal(Date.now() + 30);
+    const { signal, expired } = deadlineSignal(Date.now() + 30);
     expect(signal.aborted).toBe(false);
+    expect(expired()).toBe(false);
     await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    // Said by the timer itself: it may fire a millisecond before the clock reads the deadline.
+    expect(expired()).toBe(true);
     expect(signal.reason).toBeInstanceOf(DOMException);
     expect((signal.reason as DOMException).name).toBe('TimeoutError');
   });
 
   it('aborts with a source, at once when the source has already aborted', () => {
     const source = new AbortController();
-    const { signal } = deadlineSignal(Date.now() + 60_000, [source.signal]);
+    const { signal, expired } = deadlineSignal(Date.now() + 60_000, [source.signal]);
     source.abort(new Error('caller gone'));
     expect(signal.aborted).toBe(true);
+    expect(expired()).toBe(false);
     expect(signal.reason).toEqual(new Error('caller gone'));
 
     const early = deadlineSignal(Date.now() + 60_000, [AbortSignal.abort('shut down')]);
