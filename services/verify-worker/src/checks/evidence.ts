@@ -7,9 +7,11 @@
  *    the server tells mailboxes apart and accepts the prober, so the domain is not catch-all,
  *    and a real address refused with the same kind of refusal as the control (same code, same
  *    enhanced status, and the same meaning when the table read the meaning from words) is
- *    unknown, whatever the wording (`control`).
- * 2. Every recipient, the control and each real address, is refused with the same kind of
- *    refusal, and nothing is accepted: the refusal speaks of the client, not of each mailbox
+ *    unknown, whatever the wording (`control`). The domain's `postmaster@`, asked beside the
+ *    control (RFC 5321 §4.5.1: every domain has it), is such a mailbox when none of the batch's
+ *    is accepted, but only for refusals the table does not read as a block of the client.
+ * 2. Every recipient, the control, postmaster and each real address, is refused with the same
+ *    kind of refusal, and nothing is accepted: the refusal speaks of the client, not of each mailbox
  *    (`all_refused`). Except when the server said so with an RFC 3463 mailbox status (5.1.1
  *    user unknown, 5.2.1 disabled, ...): a server that answers `5.1.1` to every address of a
  *    list of stale addresses is telling the truth far more often than it is hiding a ban.
@@ -31,6 +33,8 @@ export type EvidenceBasis = 'reply' | 'control' | 'all_refused';
 export interface DomainReplies {
   /** The control's reply, when the same server answered it. */
   control?: SmtpReply;
+  /** The reply to the domain's `postmaster@`, a mailbox every domain must have, when the same server answered it. */
+  postmaster?: SmtpReply;
   /** Real addresses of the domain and the replies the same server gave them. */
   mailboxes: ReadonlyMap<string, SmtpReply>;
 }
@@ -70,9 +74,12 @@ export function weighEvidence(replies: DomainReplies): DomainFindings {
     }
   }
 
-  if (controlRefused && anyAccepted) {
+  // Postmaster accepted counts only for refusals that do not name a block of the client: servers
+  // exempt postmaster from their blocklist checks (so that a blocked sender can still reach it).
+  const postmasterAccepted = replies.postmaster !== undefined && readRcptReply(replies.postmaster).class === 'accepted';
+  if (controlRefused && (anyAccepted || (postmasterAccepted && control.meaning.class !== 'blocked'))) {
     for (const [address, { reply, meaning }] of read)
-      if (isPermanent(reply) && refusalKind(reply, meaning) === controlKind)
+      if (isPermanent(reply) && refusalKind(reply, meaning) === controlKind && (anyAccepted || meaning.class !== 'blocked'))
         mailboxes.set(address, { class: 'rejected_unknown', by: 'control' });
     return { catchAll: false, mailboxes };
   }

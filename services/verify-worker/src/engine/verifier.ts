@@ -1,7 +1,7 @@
 /**
  * One batch, end to end: parse every entry, probe each distinct address once, group domains by
- * their mail servers so one session carries many RCPTs (each domain's control first, then its
- * addresses), weigh each domain's replies with the evidence rule, and answer within the batch
+ * their mail servers so one session carries many RCPTs (each domain's control and postmaster
+ * first, then its addresses), weigh each domain's replies with the evidence rule, and answer within the batch
  * deadline: whatever is unfinished then is `risky`/`timeout`. Any string is a result, and no
  * entry can fail the batch: an entry whose processing throws is that entry's `unexpected_error`.
  */
@@ -198,7 +198,11 @@ export class Verifier {
     const limits = new Map<string, ServerLimits>();
     await Promise.all(
       [...groups.values()].map(async (group) => {
-        const recipients = [...group.byDomain].flatMap(([domain, addresses]) => [controls.get(domain) ?? '', ...addresses]);
+        const recipients = [...group.byDomain].flatMap(([domain, addresses]) => [
+          controls.get(domain) ?? '',
+          postmasterOf(domain),
+          ...addresses,
+        ]);
         const found = await probeMailServers(group.hosts, [...new Set(recipients)], this.deps.probe, { signal, deadlineAt, limits }).catch(
           () => new Map<string, ProbeOutcome>(),
         );
@@ -240,16 +244,24 @@ export class Verifier {
   }
 }
 
+/** `postmaster@` of a domain: a mailbox RFC 5321 §4.5.1 requires, asked beside the control as a known one. */
+const postmasterOf = (domain: string): string => `postmaster@${domain}`;
+
 /** The replies of the server that answered the domain's control, weighed together (evidence.ts). */
 function weighDomain(domain: string, controls: Map<string, string>, outcomes: Map<string, ProbeOutcome>): DomainFindings {
   const control = outcomes.get(controls.get(domain) ?? '');
   if (control?.kind !== 'rcpt') return weighEvidence({ mailboxes: new Map() });
+  const sameServer = (outcome: ProbeOutcome | undefined) =>
+    outcome?.kind === 'rcpt' && outcome.server === control.server ? outcome : undefined;
   const mailboxes = new Map<string, SmtpReply>();
   const suffix = `@${domain}`;
-  for (const [recipient, outcome] of outcomes)
-    if (recipient.endsWith(suffix) && recipient !== controls.get(domain) && outcome.kind === 'rcpt' && outcome.server === control.server)
-      mailboxes.set(recipient, outcome.reply);
-  return weighEvidence({ control: control.reply, mailboxes });
+  for (const [recipient, outcome] of outcomes) {
+    const answered = sameServer(outcome);
+    if (recipient.endsWith(suffix) && recipient !== controls.get(domain) && recipient !== postmasterOf(domain) && answered)
+      mailboxes.set(recipient, answered.reply);
+  }
+  const postmaster = sameServer(outcomes.get(postmasterOf(domain)))?.reply;
+  return weighEvidence({ control: control.reply, ...(postmaster === undefined ? {} : { postmaster }), mailboxes });
 }
 
 function smtpOutcome(outcome: ProbeOutcome | undefined, weighed: SmtpOutcome | undefined, signal: AbortSignal): SmtpOutcome {

@@ -56,6 +56,22 @@ describe('evidence rule', () => {
     expect(classes(found)).toEqual({ 'old1@x': 'rejected_unknown by reply', 'old2@x': 'rejected_unknown by reply' });
   });
 
+  it('postmaster accepted stands for a known mailbox, except against a refusal that names a block of the client', () => {
+    const weighWithPostmaster = (refusal: SmtpReply) =>
+      weighEvidence({ control: refusal, postmaster: ok, mailboxes: new Map([['bob@x', refusal]]) });
+    const words: SmtpReply = { code: 554, text: "delivery error: dd This user doesn't have a x.example account" };
+    const denied: SmtpReply = { code: 550, enhanced: '5.4.1', text: 'Recipient address rejected: Access denied' };
+    const listed: SmtpReply = { code: 554, enhanced: '5.7.1', text: 'Client host [203.0.113.9] blocked using zen.spamhaus.org' };
+    expect(classes(weighWithPostmaster(words))).toEqual({ 'bob@x': 'rejected_unknown by control' });
+    expect(weighWithPostmaster(words).catchAll).toBe(false);
+    expect(classes(weighWithPostmaster(denied))).toEqual({ 'bob@x': 'rejected_unknown by control' });
+    expect(classes(weighWithPostmaster(listed))).toEqual({ 'bob@x': 'blocked by reply' });
+    // Postmaster refused too: everything refused alike speaks of the client.
+    expect(classes(weighEvidence({ control: words, postmaster: words, mailboxes: new Map([['bob@x', words]]) }))).toEqual({
+      'bob@x': 'blocked by all_refused',
+    });
+  });
+
   it('a refusal of another kind than the control keeps its own meaning', () => {
     const found = weigh(
       { code: 550, enhanced: '5.1.1', text: 'User unknown' },

@@ -161,7 +161,7 @@ describe('outcome cache at rest', () => {
 });
 
 describe('the control', () => {
-  it('goes first for its domain, looks random, and stays the same for a domain through a day', async () => {
+  it('goes first for its domain with postmaster, looks random, and stays the same for a domain through a day', async () => {
     const server = world.smtp.get('127.0.0.120')!;
     await world.run(['bob@one.test', 'ann@two.test', 'ann@one.test']);
     const rcpts = server.commands
@@ -171,9 +171,11 @@ describe('the control', () => {
     const seed = 'verify@probe.rig.test';
     expect(rcpts).toEqual([
       controlAddress('one.test', seed),
+      'postmaster@one.test',
       'bob@one.test',
       'ann@one.test',
       controlAddress('two.test', seed),
+      'postmaster@two.test',
       'ann@two.test',
     ]);
     expect(controlAddress('one.test', seed)).toMatch(/^[0-9a-f]{18}@one\.test$/);

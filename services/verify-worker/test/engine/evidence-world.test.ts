@@ -20,6 +20,8 @@ const world = useWorld(
     // Two domains hosted by one provider (Google Workspace: every domain's MX is the same hosts).
     ...mailDomain('workspace.test', '127.0.0.70'),
     'other-workspace.test': { MX: [[10, 'mx.workspace.test']] },
+    ...mailDomain('words-only.test', '127.0.0.71'),
+    ...mailDomain('rbl.test', '127.0.0.72'),
   },
   {
     // Hosted mail: unknown recipients refused as "Access denied" with 5.4.1.
@@ -55,6 +57,16 @@ const world = useWorld(
       users: ['ann@workspace.test', 'bob@other-workspace.test'],
       unknownReply: { code: 550, text: '5.1.1 The email account that you tried to reach does not exist. x1 - gsmtp' },
       oneDomainPerTransaction: true,
+    },
+    // Unknown recipients refused in words alone (Yahoo's wording); postmaster exists, as RFC 5321 requires.
+    '127.0.0.71': {
+      users: ['postmaster@words-only.test'],
+      unknownReply: { code: 554, text: "delivery error: dd This user doesn't have a words-only.test account (x) [0] - mta1" },
+    },
+    // A blocklist check placed after the postmaster exemption: every other recipient refused.
+    '127.0.0.72': {
+      users: ['postmaster@rbl.test'],
+      unknownReply: { code: 554, enhanced: '5.7.1', text: 'Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org' },
     },
   },
 );
@@ -126,6 +138,12 @@ describe('evidence within the session decides', () => {
     expect(results.map((result) => result.checks.catchAll)).toEqual([false, false, false, false]);
     expect(server.sessions - sessionsBefore).toBe(1);
     expect(server.transactions - transactionsBefore).toBe(2);
+  });
+
+  it('one address alone, refused in words as the control is: postmaster accepted shows the server takes the prober', async () => {
+    expect(verdicts(await world.run(['nobody@words-only.test']))).toEqual({ 'nobody@words-only.test': 'undeliverable/rejected_email' });
+    // A blocklist refusal stays a refusal of the prober, postmaster exempted or not.
+    expect(verdicts(await world.run(['ann@rbl.test']))).toEqual({ 'ann@rbl.test': 'risky/smtp_blocked' });
   });
 
   it('251 will forward: accepted; 252 cannot verify: risky/accept_all', async () => {

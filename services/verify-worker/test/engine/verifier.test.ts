@@ -121,7 +121,7 @@ describe('verifier in the scripted mail world', () => {
     expect(results[1]!.verdict).toBe('deliverable');
     const rcpts = server.commands.at(-1)!.filter((command) => command.startsWith('RCPT TO:'));
     expect(rcpts.filter((command) => command.toLowerCase().includes('bob@normal.test'))).toHaveLength(1);
-    expect(rcpts).toHaveLength(22); // 21 distinct addresses + one catch-all probe
+    expect(rcpts).toHaveLength(23); // 21 distinct addresses, the catch-all control and postmaster
   });
 
   it('452 4.5.3 after 3 RCPTs and a connection dropped mid-session: the rest go in new sessions', async () => {
