@@ -66,7 +66,7 @@ const world = useWorld(
     // A blocklist check placed after the postmaster exemption: every other recipient refused.
     '127.0.0.72': {
       users: ['postmaster@rbl.test'],
-      unknownReply: { code: 554, enhanced: '5.7.1', text: 'Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org' },
+      unknownReply: { code: 554, text: '5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org' },
     },
   },
 );
