@@ -13,10 +13,11 @@ import { LIST_UNIT_SIZE, formatUsd, type ListObject, type ListStatus, type Verif
 
 export const INPUT_CHUNK_ROWS = 1_000;
 /**
- * 99, not the billing unit's 100: a chunk of one domain plus that domain's catch-all control fits
- * one SMTP transaction (RFC 5321 guarantees 100 recipients), so it takes one session, not two.
+ * 98, not the billing unit's 100 (units are counted from processed addresses, not chunks): a chunk
+ * of one domain plus that domain's two controls (a random local part and postmaster) fits one
+ * SMTP transaction (RFC 5321 guarantees 100 recipients), so it takes one session, not two.
  */
-export const WORK_CHUNK_SIZE = LIST_UNIT_SIZE - 1;
+export const WORK_CHUNK_SIZE = LIST_UNIT_SIZE - 2;
 
 export type InputRow = [distinctIndex: number, ...cells: string[]];
 export type WorkItem = [distinctIndex: number, address: string, entries: number];
