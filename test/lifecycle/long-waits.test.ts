@@ -172,7 +172,8 @@ describe.concurrent('a body may take as long as its route allows', () => {
     expect(list.elapsedMs).toBeGreaterThan(35_000);
     expect(cut.head).toMatch(/^HTTP\/1\.1 408 /);
     expect(cut.elapsedMs).toBeGreaterThanOrEqual(29_000);
-    expect(cut.elapsedMs).toBeLessThan(34_000);
+    // Well before the list allowance: the 30 s of any other body, with room for a loaded machine.
+    expect(cut.elapsedMs).toBeLessThan(45_000);
   });
 });
 
