@@ -6,8 +6,7 @@
  * the handler's signal aborts.
  */
 import { ApiError } from '@svc/contracts';
-import { awaitJob, jobContext, type JobKind, type JobTransport, type RegisteredHandler, type SubmitOptions } from './transport.ts';
-import { deadlineError } from './transport-errors.ts';
+import { awaitJob, handleJob, type JobKind, type JobTransport, type RegisteredHandler, type SubmitOptions } from './transport.ts';
 
 export class InProcessTransport implements JobTransport {
   readonly kind = 'in-process' as const;
@@ -27,21 +26,10 @@ export class InProcessTransport implements JobTransport {
     }
     const envelope = { payload, deadlineAt: Date.now() + options.deadlineMs, requestId: options.requestId };
     const { callerGone } = options;
-    const { context, release, timedOut } = jobContext(envelope, () =>
+    // Async so that a handler throwing before its first await fails the job like any other error.
+    const work = handleJob(kind, handler.handle, payload, envelope, () =>
       callerGone === undefined ? [this.shutdown.signal] : [this.shutdown.signal, callerGone],
     );
-    // Async so that a handler throwing before its first await fails the job like any other error.
-    const work = (async () => {
-      try {
-        const result = await handler.handle(payload, context);
-        // A handler that answers because its deadline aborted it answers too late, even when
-        // that timer fired a moment before the wait's own: the call is a timeout either way.
-        if (timedOut()) throw deadlineError();
-        return kind.result.parse(result);
-      } finally {
-        release();
-      }
-    })();
     this.inFlight.add(work);
     void work.catch(() => undefined).finally(() => this.inFlight.delete(work));
 

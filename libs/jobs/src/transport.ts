@@ -84,17 +84,31 @@ export function jobContext(
 }
 
 /**
- * Runs a job that came off the wire: its payload parsed before the handler sees it (what Redis
- * holds is not trusted to be what a gateway sent), its result parsed after.
+ * Runs a handler on its payload, in either transport: the context released when it ends, the
+ * result parsed. A handler that answers because its deadline aborted it answers too late, even
+ * when that timer fired a moment before the wait's own: the job is a timeout either way.
  */
-export async function runHandler<P, R>(kind: JobKind<P, R>, handle: JobHandler<P, R>, envelope: JobEnvelope<unknown>): Promise<R> {
-  const payload = kind.payload.parse(envelope.payload);
-  const { context, release } = jobContext(envelope);
+export async function handleJob<P, R>(
+  kind: JobKind<P, R>,
+  // Its answer is parsed by `kind.result` whatever type it claims (a registered handler's is unknown).
+  handle: JobHandler<P, unknown>,
+  payload: P,
+  envelope: JobEnvelope<unknown>,
+  sources?: () => readonly AbortSignal[],
+): Promise<R> {
+  const { context, release, timedOut } = jobContext(envelope, sources);
   try {
-    return kind.result.parse(await handle(payload, context));
+    const result = await handle(payload, context);
+    if (timedOut()) throw deadlineError();
+    return kind.result.parse(result);
   } finally {
     release();
   }
+}
+
+/** Runs a job that came off the wire: its payload parsed before the handler sees it (what Redis holds is not trusted to be what a gateway sent). */
+export function runHandler<P, R>(kind: JobKind<P, R>, handle: JobHandler<P, R>, envelope: JobEnvelope<unknown>): Promise<R> {
+  return handleJob(kind, handle, kind.payload.parse(envelope.payload), envelope);
 }
 
 /** Settles when `signal` aborts (never when it is absent), for racing a wait against the caller. */
