@@ -3,22 +3,13 @@
  * results a page at a time (a tool answer cannot stream). Arguments are validated and errors
  * mapped by the REST routes' own code; bodies are the REST bodies.
  */
-import type { ApiError } from '@svc/contracts';
-import {
-  OPERATIONS,
-  formatUsd,
-  invalidParameter,
-  listCreateBodySchema,
-  listObjectSchema,
-  verifyResultSchema,
-  LIST_STATUSES,
-} from '@svc/contracts';
+import { OPERATIONS, formatUsd, listCreateBodySchema, listObjectSchema, verifyResultSchema, LIST_STATUSES } from '@svc/contracts';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { settledEntries } from '../lists/list-results.ts';
 import { logApiError, toApiError } from '../errors/api-errors.ts';
-import { jsonInput, listBodyError } from '../routes/lists.ts';
+import { CURSOR_MESSAGE, jsonInput, listBodyError, parameterError } from '../routes/lists.ts';
 import { advertisedInput, parseArguments } from './advertised-schema.ts';
 import { errorResult, textContent, type ToolContext } from './tool-result.ts';
 
@@ -71,17 +62,11 @@ async function answer(
 }
 
 /** The status and results tools' arguments, refused in their own terms (the REST query's limits differ). */
-function argumentError(error: z.ZodError): ApiError {
-  const issue = error.issues[0];
-  if (issue?.code === 'unrecognized_keys') return invalidParameter(issue.keys[0] ?? '?', `Unknown parameter \`${issue.keys[0] ?? '?'}\`.`);
-  const param = String(issue?.path[0] ?? '?');
-  const messages: Record<string, string> = {
-    id: 'id is required: the list id (`lst_...`) the create tool returned.',
-    cursor: 'cursor must be the nextCursor of a previous page.',
-    limit: `limit must be an integer from 1 to ${RESULTS_PAGE_MAX}.`,
-  };
-  return invalidParameter(param, messages[param] ?? `\`${param}\` is malformed.`);
-}
+const argumentError = parameterError({
+  id: 'id is required: the list id (`lst_...`) the create tool returned.',
+  cursor: CURSOR_MESSAGE,
+  limit: `limit must be an integer from 1 to ${RESULTS_PAGE_MAX}.`,
+});
 
 export function registerListTools(server: McpServer, context: ToolContext): void {
   const createTitle = 'Verify a long list of email addresses (bulk job)';

@@ -70,20 +70,29 @@ export function listBodyError(error: z.ZodError): ApiError {
   );
 }
 
-function queryError(error: z.ZodError): ApiError {
-  const issue = error.issues[0];
-  const param = issue?.code === 'unrecognized_keys' ? (issue.keys[0] ?? '?') : String(issue?.path[0] ?? '?');
-  // A parameter of another route is unknown here, not malformed.
-  if (issue?.code === 'unrecognized_keys') return invalidParameter(param, `Unknown parameter \`${param}\`.`);
-  const known: Record<string, string> = {
-    limit: 'limit must be an integer from 1 to 100.',
-    cursor: 'cursor must be the nextCursor of a previous page.',
-    format: 'format must be json or csv.',
-    name: 'name must be a string of 1 to 200 characters.',
-    callbackUrl: 'callbackUrl must be an https:// URL of at most 2048 characters.',
+/**
+ * A refusal of the first bad parameter, in `messages`' terms: a parameter the schema does not know
+ * (perhaps one of another route) is unknown, not malformed. Shared by the list routes and tools.
+ */
+export const parameterError =
+  (messages: Record<string, string>) =>
+  (error: z.ZodError): ApiError => {
+    const issue = error.issues[0];
+    if (issue?.code === 'unrecognized_keys')
+      return invalidParameter(issue.keys[0] ?? '?', `Unknown parameter \`${issue.keys[0] ?? '?'}\`.`);
+    const param = String(issue?.path[0] ?? '?');
+    return invalidParameter(param, messages[param] ?? `\`${param}\` is malformed.`);
   };
-  return invalidParameter(param, known[param] ?? `\`${param}\` is malformed.`);
-}
+
+export const CURSOR_MESSAGE = 'cursor must be the nextCursor of a previous page.';
+
+const queryError = parameterError({
+  limit: 'limit must be an integer from 1 to 100.',
+  cursor: CURSOR_MESSAGE,
+  format: 'format must be json or csv.',
+  name: 'name must be a string of 1 to 200 characters.',
+  callbackUrl: 'callbackUrl must be an https:// URL of at most 2048 characters.',
+});
 
 const idParams = validated(
   z.object({ id: z.string().describe('The list id, `lst_` and 24 hex digits.') }),
