@@ -17,49 +17,82 @@ import { exitOf, freePort, startService, type ServiceProcess } from '@svc/testki
 
 const status = async (url: string): Promise<number> => (await fetch(url).catch(() => undefined))?.status ?? 0;
 
-describe('worker liveness and readiness', () => {
-  const prefix = uniquePrefix('worker-health');
-  let proxy: TcpProxy;
-  let worker: ServiceProcess;
-  let base: string;
+interface WorkerBehindProxy {
+  prefix: string;
+  proxy: TcpProxy;
+  worker: ServiceProcess;
+  /** Where its /healthz, /readyz and /metrics answer. */
+  base: string;
+}
 
+/**
+ * A worker process whose Redis is reached through a cuttable TCP proxy, started (and ready)
+ * before the tests of the calling describe and stopped after them.
+ */
+function useWorkerBehindProxy(service: 'qr-worker' | 'verify-worker'): WorkerBehindProxy {
+  const prefix = uniquePrefix(`${service}-health`);
+  const started: Partial<WorkerBehindProxy> = { prefix };
   beforeAll(async () => {
-    proxy = await startTcpProxy(testRedisUrl());
+    started.proxy = await startTcpProxy(testRedisUrl());
     const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    worker = startService('services/qr-worker/src/main.ts', {
-      REDIS_URL: proxy.url,
+    started.base = `http://127.0.0.1:${port}`;
+    started.worker = startService(`services/${service}/src/main.ts`, {
+      REDIS_URL: started.proxy.url,
       REDIS_PREFIX: prefix,
       WORKER_METRICS_PORT: String(port),
       WORKER_METRICS_HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
     });
-    await waitUntil(async () => (await status(`${base}/readyz`)) === 200, 20_000, 'the qr-worker to be ready');
+    await waitUntil(async () => (await status(`${started.base}/readyz`)) === 200, 20_000, `the ${service} to be ready`);
   });
-
   afterAll(async () => {
-    await worker?.stop();
-    await proxy?.close();
+    await started.worker?.stop();
+    await started.proxy?.close();
     await dropPrefix(testRedisUrl(), prefix);
   });
+  const get = <K extends keyof WorkerBehindProxy>(key: K): WorkerBehindProxy[K] => {
+    const value = started[key];
+    if (value === undefined) throw new Error(`the ${service} is not started`);
+    return value;
+  };
+  return {
+    prefix,
+    get proxy() {
+      return get('proxy');
+    },
+    get worker() {
+      return get('worker');
+    },
+    get base() {
+      return get('base');
+    },
+  };
+}
+
+/** Alive through an outage, however long the orchestrator keeps probing. */
+async function staysAlive(base: string): Promise<void> {
+  for (let probe = 0; probe < 5; probe++) {
+    expect(await status(`${base}/healthz`)).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+}
+
+describe('worker liveness and readiness', () => {
+  const qr = useWorkerBehindProxy('qr-worker');
 
   it('stays alive without Redis, is not ready until Redis is back, then takes jobs again', async () => {
-    expect(await status(`${base}/healthz`)).toBe(200);
+    expect(await status(`${qr.base}/healthz`)).toBe(200);
 
-    proxy.cut();
-    await expect.poll(() => status(`${base}/readyz`), { timeout: 10_000, interval: 200 }).toBe(503);
-    const notReady = await fetch(`${base}/readyz`);
+    qr.proxy.cut();
+    await expect.poll(() => status(`${qr.base}/readyz`), { timeout: 10_000, interval: 200 }).toBe(503);
+    const notReady = await fetch(`${qr.base}/readyz`);
     expect(notReady.headers.get('retry-after')).toBe('5');
     expect(await notReady.json()).toEqual({ error: 'service_unavailable', message: 'Redis is not reachable.' });
-    // Alive through the whole outage, however long the orchestrator keeps probing.
-    for (let probe = 0; probe < 5; probe++) {
-      expect(await status(`${base}/healthz`)).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
+    await staysAlive(qr.base);
 
-    proxy.restore();
-    await expect.poll(() => status(`${base}/readyz`), { timeout: 15_000, interval: 200 }).toBe(200);
-    const transport = await BullTransport.create({ url: testRedisUrl(), redisPrefix: prefix, kinds: [QR_JOB] });
+    qr.proxy.restore();
+    await expect.poll(() => status(`${qr.base}/readyz`), { timeout: 15_000, interval: 200 }).toBe(200);
+    const transport = await BullTransport.create({ url: testRedisUrl(), redisPrefix: qr.prefix, kinds: [QR_JOB] });
     try {
       const payload = { data: 'after the outage', format: 'svg', scale: 4, margin: 4, dark: '#000000ff', light: '#ffffffff' } as const;
       const result = await transport.submit(QR_JOB, payload, { deadlineMs: 10_000, requestId: 'health-test' });
@@ -71,9 +104,9 @@ describe('worker liveness and readiness', () => {
 
   it('reports the age of the oldest job waiting to start', async () => {
     const connection = createRedis(testRedisUrl(), 'request');
-    const queue = new Queue(QR_JOB.name, { connection, prefix: bullPrefix(prefix) });
+    const queue = new Queue(QR_JOB.name, { connection, prefix: bullPrefix(qr.prefix) });
     const metric = async () => {
-      const text = await (await fetch(`${base}/metrics`)).text();
+      const text = await (await fetch(`${qr.base}/metrics`)).text();
       const value = /^queue_oldest_job_age_seconds\{[^}]*queue="qr"[^}]*\} (\S+)$/m.exec(text)?.[1];
       const waiting = /^queue_jobs\{[^}]*queue="qr",state="waiting"[^}]*\} (\S+)$/m.exec(text)?.[1];
       return { age: Number(value), waiting: Number(waiting) };
@@ -105,42 +138,16 @@ describe('worker liveness and readiness', () => {
 // The verify-worker holds more Redis connections than the qr-worker (session slots, list work,
 // callbacks): none of them may take the process down or its liveness with it.
 describe('verify-worker liveness and readiness', () => {
-  const prefix = uniquePrefix('verify-health');
-  let proxy: TcpProxy;
-  let worker: ServiceProcess;
-  let base: string;
-
-  beforeAll(async () => {
-    proxy = await startTcpProxy(testRedisUrl());
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    worker = startService('services/verify-worker/src/main.ts', {
-      REDIS_URL: proxy.url,
-      REDIS_PREFIX: prefix,
-      WORKER_METRICS_PORT: String(port),
-      WORKER_METRICS_HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-    });
-    await waitUntil(async () => (await status(`${base}/readyz`)) === 200, 20_000, 'the verify-worker to be ready');
-  });
-
-  afterAll(async () => {
-    await worker?.stop();
-    await proxy?.close();
-    await dropPrefix(testRedisUrl(), prefix);
-  });
+  const verify = useWorkerBehindProxy('verify-worker');
 
   it('stays alive without Redis, is not ready until Redis is back', async () => {
-    expect(await status(`${base}/healthz`)).toBe(200);
-    proxy.cut();
-    await expect.poll(() => status(`${base}/readyz`), { timeout: 10_000, interval: 200 }).toBe(503);
-    for (let probe = 0; probe < 5; probe++) {
-      expect(await status(`${base}/healthz`)).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
-    expect(worker.child.exitCode).toBeNull();
-    proxy.restore();
-    await expect.poll(() => status(`${base}/readyz`), { timeout: 15_000, interval: 200 }).toBe(200);
+    expect(await status(`${verify.base}/healthz`)).toBe(200);
+    verify.proxy.cut();
+    await expect.poll(() => status(`${verify.base}/readyz`), { timeout: 10_000, interval: 200 }).toBe(503);
+    await staysAlive(verify.base);
+    expect(verify.worker.child.exitCode).toBeNull();
+    verify.proxy.restore();
+    await expect.poll(() => status(`${verify.base}/readyz`), { timeout: 15_000, interval: 200 }).toBe(200);
   });
 });
 

@@ -134,15 +134,15 @@ export function requireBinary(name: string, install: string): void {
     throw new Error(`\`${name}\` is not installed or does not run (${found.error?.message ?? found.stderr}). Install it: ${install}`);
 }
 
-/** Where the kernel picks ports for outgoing connections and `listen(0)`: Linux's range, or its default. */
-function ephemeralRange(): [number, number] {
+/** The lowest port the kernel picks for outgoing connections and `listen(0)`: Linux's range, or its default. */
+function ephemeralLow(): number {
   try {
-    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-    if (Number.isSafeInteger(low) && Number.isSafeInteger(high)) return [low!, high!];
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isSafeInteger(low)) return low;
   } catch {
     // Not Linux: assume its default.
   }
-  return [32_768, 60_999];
+  return 32_768;
 }
 
 const PICK_FROM = 20_000;
@@ -168,8 +168,7 @@ async function listensOn(port: number): Promise<boolean> {
  * worker, never twice by one process, and checked free.
  */
 export async function freePort(): Promise<number> {
-  const [ephemeralLow] = ephemeralRange();
-  const size = Math.floor((ephemeralLow - PICK_FROM) / SLICES);
+  const size = Math.floor((ephemeralLow() - PICK_FROM) / SLICES);
   if (size < 100) return kernelPickedPort();
   const pool = Number(process.env.VITEST_POOL_ID ?? 0);
   const start = PICK_FROM + (Number.isSafeInteger(pool) ? pool % SLICES : 0) * size;

@@ -97,7 +97,7 @@ function csvProblem(error: CsvError): ApiError {
   return new ApiError('invalid_request', `The CSV body could not be read${where}: ${what}.`);
 }
 
-/** Reads the upload's first line and layout; rows then stream from the rest of the body. */
+/** Reads the start of the upload (up to 64 KiB) for its layout; rows then stream from the rest of the body. */
 export async function readCsvUpload(body: Readable, limitBytes = LIST_BODY_LIMIT_BYTES): Promise<CsvUpload> {
   const source = asUtf8(limited(body, limitBytes))[Symbol.asyncIterator]();
   const head: Buffer[] = [];
