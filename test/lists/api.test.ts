@@ -230,6 +230,15 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
       });
       expect(response.status, `${type} ${body}`).toBe(404);
     }
+    // Cancelling's scope of its own leaves the rule for a wrong method whole: 405, whatever the body.
+    const wrongMethod = await call(server, `/v1/email-verify/lists/${ids[0]}`, {
+      key: other,
+      method: 'PUT',
+      headers: { 'content-type': 'text/plain' },
+      body: 'x',
+    });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toContain('DELETE');
   });
 
   it('results while running: the settled entries so far, the rest counted as pending; cancel stops probing and billing', async () => {
