@@ -23,27 +23,27 @@ ENV NODE_ENV=production
 ENV NODE_OPTIONS="--conditions=production --enable-source-maps"
 WORKDIR /app
 COPY package.json package-lock.json ./
-COPY libs/contracts/package.json libs/contracts/
-COPY libs/config/package.json libs/config/
-COPY libs/jobs/package.json libs/jobs/
-COPY libs/lists/package.json libs/lists/
-COPY libs/metering/package.json libs/metering/
-COPY libs/telemetry/package.json libs/telemetry/
+COPY libs/shared/contracts/package.json libs/shared/contracts/
+COPY libs/shared/config/package.json libs/shared/config/
+COPY libs/shared/jobs/package.json libs/shared/jobs/
+COPY libs/shared/lists/package.json libs/shared/lists/
+COPY libs/shared/metering/package.json libs/shared/metering/
+COPY libs/shared/telemetry/package.json libs/shared/telemetry/
 COPY libs/testkit/package.json libs/testkit/
-COPY libs/webhooks/package.json libs/webhooks/
+COPY libs/shared/webhooks/package.json libs/shared/webhooks/
 COPY services/gateway/package.json services/gateway/
 COPY services/qr-worker/package.json services/qr-worker/
 COPY services/verify-worker/package.json services/verify-worker/
 COPY clients/verify-list/package.json clients/verify-list/
 RUN npm ci --omit=dev --no-audit --no-fund -w services/gateway -w services/qr-worker -w services/verify-worker \
   && npm cache clean --force
-COPY --from=build /app/libs/contracts/dist libs/contracts/dist
-COPY --from=build /app/libs/config/dist libs/config/dist
-COPY --from=build /app/libs/jobs/dist libs/jobs/dist
-COPY --from=build /app/libs/lists/dist libs/lists/dist
-COPY --from=build /app/libs/metering/dist libs/metering/dist
-COPY --from=build /app/libs/telemetry/dist libs/telemetry/dist
-COPY --from=build /app/libs/webhooks/dist libs/webhooks/dist
+COPY --from=build /app/libs/shared/contracts/dist libs/shared/contracts/dist
+COPY --from=build /app/libs/shared/config/dist libs/shared/config/dist
+COPY --from=build /app/libs/shared/jobs/dist libs/shared/jobs/dist
+COPY --from=build /app/libs/shared/lists/dist libs/shared/lists/dist
+COPY --from=build /app/libs/shared/metering/dist libs/shared/metering/dist
+COPY --from=build /app/libs/shared/telemetry/dist libs/shared/telemetry/dist
+COPY --from=build /app/libs/shared/webhooks/dist libs/shared/webhooks/dist
 COPY --from=build /app/services/gateway/dist services/gateway/dist
 COPY --from=build /app/services/qr-worker/dist services/qr-worker/dist
 COPY --from=build /app/services/verify-worker/dist services/verify-worker/dist

@@ -5,7 +5,7 @@
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
-import { spawnNode } from '@svc/testkit';
+import { spawnNode, childEnv } from '@svc/testkit';
 
 export { freePort, stopProcessTree as stopProcess } from '@svc/testkit';
 
@@ -15,7 +15,7 @@ export { freePort, stopProcessTree as stopProcess } from '@svc/testkit';
  * the logs go, is discarded; standard error is shown.
  */
 export function startProcess(script: string, env: Record<string, string>): ChildProcess {
-  return spawnNode(script, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawnNode(script, { env: childEnv({ ...env }), stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 export async function waitForOk(url: string, timeoutMs = 30_000): Promise<void> {

@@ -6,7 +6,7 @@
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { freePort, spawnNode, spawnNodeBuilt, stopProcessTree } from '@svc/testkit';
+import { freePort, spawnNode, spawnNodeBuilt, stopProcessTree, childEnv } from '@svc/testkit';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 5);
@@ -16,7 +16,7 @@ const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync
 async function measure(start: (env: NodeJS.ProcessEnv) => ChildProcess): Promise<{ serveMs: number; rssMb: number }> {
   const port = await freePort();
   const started = performance.now();
-  const child = start({ ...process.env, REDIS_URL: '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
+  const child = start(childEnv({ REDIS_URL: '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }));
   try {
     for (;;) {
       const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(

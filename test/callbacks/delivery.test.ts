@@ -13,8 +13,8 @@ import { createRedis, waitForRedis, type Redis } from '@svc/jobs/redis';
 import { dropPrefix, stopProcessTree, testRedisUrl, uniquePrefix } from '@svc/testkit';
 import { verifySignature, type CallbackDispatcher, type CallbackEvent } from '@svc/webhooks';
 import { CALLBACK_QUEUE, createBullCallbackDispatcher } from '@svc/webhooks/bullmq';
-import { listCompleted } from '../../libs/webhooks/test/support/events.ts';
-import { startReceiver, type ReceivedRequest, type Receiver, type Script } from '../../libs/webhooks/test/support/receiver.ts';
+import { listCompleted } from '../../libs/shared/webhooks/test/support/events.ts';
+import { startReceiver, type ReceivedRequest, type Receiver, type Script } from '../../libs/shared/webhooks/test/support/receiver.ts';
 import { keysCli, parseCreated, startConsumerProcess, type ConsumerProcess, type CreatedKey } from './support.ts';
 
 const prefix = uniquePrefix('callbacks-e2e');

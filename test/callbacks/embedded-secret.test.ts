@@ -5,7 +5,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '@svc/config';
-import { spawnNode, stopProcessTree } from '@svc/testkit';
+import { spawnNode, stopProcessTree, childEnv } from '@svc/testkit';
 import { WEBHOOK_SECRET_PATTERN } from '@svc/webhooks';
 
 const children: ChildProcess[] = [];
@@ -15,7 +15,7 @@ afterEach(async () => {
 
 /** Starts `npm start`'s entry point and returns its output once the development key is printed. */
 async function startEmbedded(extra: Record<string, string>): Promise<string> {
-  const env: Record<string, string | undefined> = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extra };
+  const env: Record<string, string | undefined> = childEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extra });
   delete env.REDIS_URL;
   delete env.API_KEYS;
   if (extra.LIST_WEBHOOK_SECRET === undefined) delete env.LIST_WEBHOOK_SECRET;

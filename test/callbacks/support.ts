@@ -1,14 +1,14 @@
 /** The key tool and the callback consumer as processes, for the callback tests. */
 import { execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { spawnNode, testRedisUrl, waitUntil } from '@svc/testkit';
+import { spawnNode, testRedisUrl, waitUntil, childEnv } from '@svc/testkit';
 
 const run = promisify(execFile);
 
 export function keysCli(prefix: string) {
   return (...args: string[]) =>
     run(process.execPath, ['--import', 'tsx', 'services/gateway/src/keys-cli.ts', ...args], {
-      env: { ...process.env, REDIS_URL: testRedisUrl(), REDIS_PREFIX: prefix },
+      env: childEnv({ REDIS_URL: testRedisUrl(), REDIS_PREFIX: prefix }),
       timeout: 20_000,
     });
 }
@@ -40,7 +40,7 @@ export async function startConsumerProcess(
   timing: { firstDelayMs: number; maxDelayMs: number; attemptTimeoutMs: number; lockDurationMs: number },
 ): Promise<ConsumerProcess> {
   const child = spawnNode('test/callbacks/fixtures/callback-consumer.ts', {
-    env: { ...process.env, REDIS_URL: testRedisUrl(), REDIS_PREFIX: prefix, LIST_ALLOW_PRIVATE_CALLBACKS: 'true', LOG_LEVEL: 'info' },
+    env: childEnv({ REDIS_URL: testRedisUrl(), REDIS_PREFIX: prefix, LIST_ALLOW_PRIVATE_CALLBACKS: 'true', LOG_LEVEL: 'info' }),
     args: [timing.firstDelayMs, timing.maxDelayMs, timing.attemptTimeoutMs, timing.lockDurationMs].map(String),
   });
   let output = '';

@@ -14,7 +14,17 @@ import { startBullWorker, type Worker } from '@svc/jobs/bullmq';
 import { createRedis, type Redis } from '@svc/jobs/redis';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { createLogger } from '@svc/telemetry';
-import { dropPrefix, spawnNode, startTcpProxy, stopProcessTree, testRedisUrl, uniquePrefix, waitUntil, type TcpProxy } from '@svc/testkit';
+import {
+  dropPrefix,
+  spawnNode,
+  startTcpProxy,
+  stopProcessTree,
+  testRedisUrl,
+  uniquePrefix,
+  waitUntil,
+  type TcpProxy,
+  childEnv,
+} from '@svc/testkit';
 import { call } from '../support/servers.ts';
 
 interface LogLine {
@@ -50,15 +60,14 @@ describe('a distributed gateway process, its log', () => {
     await new RedisKeyStore(redis, prefix).create('ops', key);
     proxy = await startTcpProxy(testRedisUrl());
     gateway = spawnNode('services/gateway/src/main.ts', {
-      env: {
-        ...process.env,
+      env: childEnv({
         REDIS_URL: proxy.url,
         REDIS_PREFIX: prefix,
         PORT: '0',
         HOST: '127.0.0.1',
         LOG_LEVEL: 'info',
         REQUEST_DEADLINE_MS: '1000',
-      },
+      }),
     });
     gateway.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     await waitUntil(() => parseLines(output).some((line) => line.msg === 'gateway listening'), 30_000, 'the gateway');

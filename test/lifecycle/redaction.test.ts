@@ -10,7 +10,17 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis, type Redis } from '@svc/jobs/redis';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
-import { dropPrefix, spawnNode, startMailRig, stopProcessTree, testRedisUrl, uniquePrefix, waitUntil, type MailRig } from '@svc/testkit';
+import {
+  dropPrefix,
+  spawnNode,
+  startMailRig,
+  stopProcessTree,
+  testRedisUrl,
+  uniquePrefix,
+  waitUntil,
+  type MailRig,
+  childEnv,
+} from '@svc/testkit';
 import { call, postBatch } from '../support/servers.ts';
 
 const ADDRESSES = ['ann@red.test', 'private.person@red.test'];
@@ -23,7 +33,7 @@ interface Captured {
 
 function start(script: string, env: Record<string, string>): Captured {
   const child = spawnNode(script, {
-    env: { ...process.env, REDIS_URL: undefined, API_KEYS: undefined, LOG_LEVEL: 'debug', HOST: '127.0.0.1', ...env },
+    env: childEnv({ LOG_LEVEL: 'debug', HOST: '127.0.0.1', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

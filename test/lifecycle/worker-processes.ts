@@ -4,7 +4,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { spawnNode, stopProcessTree, waitUntil } from '@svc/testkit';
+import { spawnNode, stopProcessTree, waitUntil, childEnv } from '@svc/testkit';
 
 export interface LogLine {
   level: number;
@@ -28,7 +28,7 @@ export type WorkerService = 'qr-worker' | 'verify-worker';
 
 export async function startWorkerProcess(service: WorkerService, name: string, env: Record<string, string>): Promise<WorkerProcess> {
   const script = fileURLToPath(new URL(`../../services/${service}/src/main.ts`, import.meta.url));
-  const child = spawnNode(script, { env: { ...process.env, WORKER_METRICS_PORT: '0', WORKER_METRICS_HOST: '127.0.0.1', ...env } });
+  const child = spawnNode(script, { env: childEnv({ WORKER_METRICS_PORT: '0', WORKER_METRICS_HOST: '127.0.0.1', ...env }) });
   const lines: LogLine[] = [];
   const raw: string[] = [];
   let pending = '';

@@ -9,7 +9,7 @@
 import { verifySignature } from '@svc/webhooks';
 import { generateWebhookSecret } from '@svc/webhooks/secrets';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReceiver, type ReceivedRequest, type Receiver } from '../../libs/webhooks/test/support/receiver.ts';
+import { startReceiver, type ReceivedRequest, type Receiver } from '../../libs/shared/webhooks/test/support/receiver.ts';
 import { startMultiRig, type ListObjectBody, type MultiRig } from './harness.ts';
 import { startDistributedProduct, startEmbeddedProduct, type Product } from './products.ts';
 

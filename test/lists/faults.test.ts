@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
-import { freePort, spawnNode, stopProcessTree, waitUntil } from '@svc/testkit';
+import { freePort, spawnNode, stopProcessTree, waitUntil, childEnv } from '@svc/testkit';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { call } from '../support/servers.ts';
 import { startMultiRig, type ListObjectBody, type MultiRig, type ResultBody } from './harness.ts';
@@ -103,8 +103,7 @@ describe('list durability across process and Redis restarts', () => {
     await waitForRedis(redis, 5_000);
     await new RedisKeyStore(redis, PREFIX).create('faults', key);
     redis.disconnect();
-    env = {
-      ...process.env,
+    env = childEnv({
       ...rig.env,
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,
       REDIS_PREFIX: PREFIX,
@@ -114,7 +113,7 @@ describe('list durability across process and Redis restarts', () => {
       VERIFY_BATCH_DEADLINE_MS: '30000',
       LIST_RETRY_DELAYS_S: '',
       VERIFY_MAX_CONNECTIONS_PER_HOST: '2',
-    };
+    });
     startWorker();
     startWorker();
     await startGateway();

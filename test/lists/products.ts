@@ -7,7 +7,17 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { generateApiKey } from '@svc/gateway';
-import { dropPrefix, freePort, spawnCommand, spawnNode, stopProcessTree, testRedisUrl, uniquePrefix, waitUntil } from '@svc/testkit';
+import {
+  dropPrefix,
+  freePort,
+  spawnCommand,
+  spawnNode,
+  stopProcessTree,
+  testRedisUrl,
+  uniquePrefix,
+  waitUntil,
+  childEnv,
+} from '@svc/testkit';
 import { generateWebhookSecret } from '@svc/webhooks/secrets';
 import { keysCli, parseCreated } from '../callbacks/support.ts';
 
@@ -51,7 +61,7 @@ export async function startEmbeddedProduct(env: Record<string, string>): Promise
   let gateway: ChildProcess | undefined;
   const start = async () => {
     gateway = spawnNode('scripts/start.ts', {
-      env: { ...process.env, ...BASE_ENV, ...env, API_KEYS: key, LIST_WEBHOOK_SECRET: webhookSecret, PORT: String(port) },
+      env: childEnv({ ...BASE_ENV, ...env, API_KEYS: key, LIST_WEBHOOK_SECRET: webhookSecret, PORT: String(port) }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     collect(gateway, log);
@@ -73,7 +83,7 @@ export async function startDistributedProduct(env: Record<string, string>): Prom
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const log = { text: '' };
-  const common = { ...process.env, ...BASE_ENV, ...env, REDIS_URL: url, REDIS_PREFIX: prefix };
+  const common = childEnv({ ...BASE_ENV, ...env, REDIS_URL: url, REDIS_PREFIX: prefix });
   const worker = spawnNode('services/verify-worker/src/main.ts', {
     // Port 0: a port picked beforehand could be the one picked for the gateway, whose /readyz the worker would then answer.
     env: { ...common, WORKER_METRICS_PORT: '0', WORKER_METRICS_HOST: '127.0.0.1' },
@@ -120,7 +130,7 @@ export function startClient(args: string[], env: Record<string, string>): Client
   const out = { text: '' };
   const err = { text: '' };
   const child = spawnCommand(process.execPath, [CLIENT_BIN, ...args], {
-    env: { ...process.env, ...env },
+    env: childEnv({ ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // `close`, not `exit`: every byte the client wrote has been read by then.

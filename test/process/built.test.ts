@@ -23,6 +23,7 @@ import {
   uniquePrefix,
   waitUntil,
   freePort,
+  childEnv,
 } from '@svc/testkit';
 
 const run = promisify(execFile);
@@ -82,7 +83,7 @@ describe('the build', () => {
       const child = spawnCommand(
         process.execPath,
         ['--conditions=production', '--import', './test/process/fixtures/record-packages.mjs', 'scripts/dist/start.js'],
-        { env: { ...process.env, REDIS_URL: '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RECORD_PACKAGES_FILE: loaded } },
+        { env: childEnv({ REDIS_URL: '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RECORD_PACKAGES_FILE: loaded }) },
       );
       children.push(child);
       let output = '';
@@ -106,7 +107,7 @@ describe('the build', () => {
     }, 30_000);
 
     it('distributed mode: the keys CLI issues a key, the gateway and a qr-worker serve with it, SIGTERM exits 0', async () => {
-      const env = { ...process.env, REDIS_URL: testRedisUrl(), REDIS_PREFIX: prefix, LOG_LEVEL: 'warn' };
+      const env = childEnv({ REDIS_URL: testRedisUrl(), REDIS_PREFIX: prefix, LOG_LEVEL: 'warn' });
       const created = await run(
         process.execPath,
         ['--conditions=production', 'services/gateway/dist/keys-cli.js', 'create', '--name', 'built'],

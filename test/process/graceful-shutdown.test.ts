@@ -9,7 +9,7 @@ import { QR_JOB } from '@svc/contracts';
 import { registerHandler } from '@svc/jobs';
 import { startBullWorker, type Worker } from '@svc/jobs/bullmq';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
-import { dropPrefix, exitOf, freePort, spawnNode, stopProcessTree, testRedisUrl, uniquePrefix, waitUntil } from '@svc/testkit';
+import { dropPrefix, exitOf, freePort, spawnNode, stopProcessTree, testRedisUrl, uniquePrefix, waitUntil, childEnv } from '@svc/testkit';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { renderQr } from '@svc/qr-worker';
 
@@ -37,8 +37,7 @@ describe('graceful shutdown of the gateway process', () => {
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
     gateway = spawnNode('services/gateway/src/main.ts', {
-      env: {
-        ...process.env,
+      env: childEnv({
         REDIS_URL: url,
         REDIS_PREFIX: prefix,
         PORT: String(port),
@@ -46,7 +45,7 @@ describe('graceful shutdown of the gateway process', () => {
         LOG_LEVEL: 'warn',
         SHUTDOWN_GRACE_MS: '15000',
         RATE_LIMIT_QR_GENERATE: '0',
-      },
+      }),
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     exitCode = exitOf(gateway);

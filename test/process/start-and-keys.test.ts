@@ -9,7 +9,7 @@ import { execFile, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dropPrefix, scanSvg, spawnNode, stopProcessTree, testRedisUrl, uniquePrefix } from '@svc/testkit';
+import { dropPrefix, scanSvg, spawnNode, stopProcessTree, testRedisUrl, uniquePrefix, childEnv } from '@svc/testkit';
 import { call, startServer } from '../support/servers.ts';
 
 const run = promisify(execFile);
@@ -28,7 +28,7 @@ describe('npm start (embedded mode, nothing configured)', () => {
 
   it('prints a development key once and serves a scannable QR code with it', async () => {
     const port = 30_000 + Math.floor(Math.random() * 20_000);
-    const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+    const env: Record<string, string | undefined> = childEnv({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
     delete env.REDIS_URL;
     delete env.API_KEYS;
     child = spawnNode('scripts/start.ts', { env });
@@ -46,7 +46,7 @@ describe('npm start (embedded mode, nothing configured)', () => {
 
 describe('npm run keys (distributed mode)', () => {
   const prefix = uniquePrefix('keys-cli');
-  const env = () => ({ ...process.env, REDIS_URL: testRedisUrl(), REDIS_PREFIX: prefix });
+  const env = () => childEnv({ REDIS_URL: testRedisUrl(), REDIS_PREFIX: prefix });
   const keys = (...args: string[]) =>
     run(process.execPath, ['--import', 'tsx', 'services/gateway/src/keys-cli.ts', ...args], { env: env(), timeout: 20_000 });
   afterAll(async () => dropPrefix(testRedisUrl(), prefix));

@@ -117,14 +117,38 @@ export function asService(child: ChildProcess): ServiceProcess {
   };
 }
 
+/**
+ * Variables that choose the product's mode and its Redis. A test says which mode it starts, so a
+ * `REDIS_URL` pointing the test run at a Redis never turns an embedded product distributed.
+ */
+const MODE_VARIABLES = [
+  'REDIS_URL',
+  'REDIS_CLUSTER_NODES',
+  'REDIS_SENTINELS',
+  'REDIS_SENTINEL_MASTER',
+  'REDIS_USERNAME',
+  'REDIS_PASSWORD',
+  'REDIS_TLS',
+  'REDIS_PREFIX',
+  'API_KEYS',
+];
+
+/** The environment of a child process: this one's, less the mode's variables, plus `env`. */
+export function childEnv(env: Record<string, string | undefined> = {}): Record<string, string> {
+  const merged: Record<string, string | undefined> = { ...process.env };
+  for (const name of MODE_VARIABLES) delete merged[name];
+  Object.assign(merged, env);
+  return Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
 /** One of the product's processes from its TypeScript entry point, output kept. */
 export function startService(file: string, env: Record<string, string>): ServiceProcess {
-  return asService(spawnNode(file, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  return asService(spawnNode(file, { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 /** A binary, output kept. */
 export function startBinary(command: string, args: string[], env: Record<string, string> = {}): ServiceProcess {
-  return asService(spawnCommand(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  return asService(spawnCommand(command, args, { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 /** Fails with the way to install a missing binary instead of an ENOENT deep in a test. */

@@ -1,4 +1,4 @@
-export { parseAddress, normaliseForDedup, type ParsedAddress, type SyntaxFailure, type SyntaxFailureKind } from './syntax.ts';
+export { parseAddress, type ParsedAddress, type SyntaxFailure, type SyntaxFailureKind } from './syntax.ts';
 export { isDisposableDomain, isFreeProvider } from './domain-lists.ts';
 export { isRoleAccount } from './role.ts';
 export { suggestDomain } from './suggestion.ts';

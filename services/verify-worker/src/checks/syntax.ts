@@ -68,13 +68,3 @@ export function parseAddress(input: string): ParsedAddress | SyntaxFailure {
   if (octets(address) > LIMITS.path) return fail('too_long');
   return { ok: true, local, domain: domain.ascii, unicodeDomain: domain.unicode, address };
 }
-
-/**
- * The key under which duplicates are probed once: trimmed, domain in lower case. The local part
- * keeps its case (RFC 5321 leaves it to the receiving server), so `Bob@x` and `bob@x` are two.
- */
-export function normaliseForDedup(input: string): string {
-  const trimmed = input.trim();
-  const at = trimmed.lastIndexOf('@');
-  return at < 0 ? trimmed : `${trimmed.slice(0, at)}@${trimmed.slice(at + 1).toLowerCase()}`;
-}

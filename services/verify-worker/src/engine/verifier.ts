@@ -6,14 +6,13 @@
  * entry can fail the batch: an entry whose processing throws is that entry's `unexpected_error`.
  */
 import { setMaxListeners } from 'node:events';
-import type { VerifyResult } from '@svc/contracts';
+import { dedupKey, type VerifyResult } from '@svc/contracts';
 import { deadlineSignal } from '@svc/jobs';
 import {
   classifySessionReply,
   isDisposableDomain,
   isFreeProvider,
   isRoleAccount,
-  normaliseForDedup,
   parseAddress,
   readRcptReply,
   suggestDomain,
@@ -269,15 +268,6 @@ function smtpOutcome(outcome: ProbeOutcome | undefined, weighed: SmtpOutcome | u
   if (outcome.kind === 'rcpt') return weighed ?? readRcptReply(outcome.reply).class;
   if (outcome.kind === 'session') return classifySessionReply(outcome.reply);
   return outcome.kind;
-}
-
-/** Entries equal after trimming and lower-casing the domain are probed once; any string has a key. */
-function dedupKey(email: string): string {
-  try {
-    return normaliseForDedup(email);
-  } catch {
-    return email;
-  }
 }
 
 function aborted(signal: AbortSignal): Promise<undefined> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseForDedup, parseAddress } from '../../src/checks/index.ts';
+import { parseAddress } from '../../src/checks/index.ts';
 import { needsSmtpUtf8 } from '../../src/smtp/guard.ts';
 
 const kind = (input: string) => {
@@ -99,13 +99,5 @@ describe('any string at all is an input', () => {
     expect(kind('用户@例え.jp')).toBe('ok');
     expect(kind('ñandú@correo.es')).toBe('ok');
     expect(kind('δοκιμή@παράδειγμα.δοκιμή')).toBe('ok');
-  });
-});
-
-describe('normaliseForDedup', () => {
-  it('trims and lower-cases the domain, keeping the local part', () => {
-    expect(normaliseForDedup(' Bob@Example.COM ')).toBe('Bob@example.com');
-    expect(normaliseForDedup('bob@example.com')).not.toBe(normaliseForDedup('Bob@example.com'));
-    expect(normaliseForDedup('no-at-sign')).toBe('no-at-sign');
   });
 });

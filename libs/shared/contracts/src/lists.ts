@@ -24,8 +24,8 @@ export const listUnits = (processedDistinct: number): number => Math.ceil(proces
 
 /**
  * The key under which duplicates of a list are counted and probed once: trimmed, domain in lower
- * case, local part as is. The verifier's `normaliseForDedup` applies the same rule (a test holds
- * them equal).
+ * case, local part as is (RFC 5321 leaves its case to the receiving server, so `Bob@x` and `bob@x`
+ * are two). The gateway counts a list's duplicates and the verifier probes once by this one rule.
  */
 export function dedupKey(input: string): string {
   const trimmed = input.trim();

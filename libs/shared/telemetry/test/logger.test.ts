@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ACCESS_LOG_FLUSH_MS, createLogger, rateLimitedLog, redactUrl, scrubText } from '../src/logger.ts';
 
 const run = promisify(execFile);
-const FIXTURE = 'libs/telemetry/test/fixtures/access-log.ts';
+const FIXTURE = 'libs/shared/telemetry/test/fixtures/access-log.ts';
 
 describe('redactUrl', () => {
   it.each([

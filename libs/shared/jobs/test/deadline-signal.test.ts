@@ -43,9 +43,13 @@ describe('deadlineSignal', () => {
   });
 
   it('still fires after a garbage collection when only its listener references it', async () => {
-    const { stdout } = await run(process.execPath, ['--expose-gc', '--import', 'tsx', 'libs/jobs/test/fixtures/deadline-after-gc.ts'], {
-      timeout: 20_000,
-    });
+    const { stdout } = await run(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', 'libs/shared/jobs/test/fixtures/deadline-after-gc.ts'],
+      {
+        timeout: 20_000,
+      },
+    );
     expect(JSON.parse(stdout)).toEqual({ fired: 50, of: 50 });
   });
 });
