@@ -18,9 +18,11 @@ export default defineConfig({
       include: ['libs/shared/*/src/**/*.ts', 'services/*/src/**/*.ts'],
       exclude: ['**/main.ts', '**/index.ts', '**/types.ts'],
       reporter: ['text-summary'],
-      // The pure heart of verification (checks, the reply table, the SMTP conversation) must stay
-      // covered: the run fails when it drops below these figures.
+      // Every package and service together must stay covered (lines 85 %), and the pure heart of
+      // verification (checks, the reply table, the SMTP conversation) more strictly: the run fails
+      // when either drops below its figures.
       thresholds: {
+        lines: 85,
         'services/verify-worker/src/checks/**': { statements: 95, branches: 90, functions: 95, lines: 95 },
         'services/verify-worker/src/smtp/**': { statements: 90, branches: 80, functions: 85, lines: 95 },
       },
