@@ -1,29 +1,35 @@
 /**
- * `npm run bench:qr`: the product against the do-it-yourself route in the same run.
+ * `npm run bench:qr`: the product against the do-it-yourself route and the machine's floor, in the
+ * same run.
  *
- * The peer (bench/peers/qr-peer.ts: fastify + node-qrcode `toString`, no auth) and the product run
- * as separate processes, both up at once; load runs alternate peer, product, peer, product, ...
- * (BENCH_PAIRS pairs, default 3) so that a noisy neighbour hits both alike. Every request carries
- * new content (a 100-character URL with a counter), 50 connections, BENCH_DURATION_S seconds per
- * run (default 10) after a BENCH_WARMUP_S warm-up (default 2) of each server. BENCH_MODES picks
- * the modes (default `embedded,distributed`).
+ * Three servers run as separate processes, all up at once: the peer (bench/peers/qr-peer.ts:
+ * fastify + node-qrcode `toString`, no auth), the product, and the floor (bench/peers/qr-floor.ts:
+ * fastify answering one fixed SVG of the product's size, no QR work, no auth). Load runs go peer,
+ * product, floor, peer, product, floor, ... (BENCH_PAIRS rounds, default 3) so that a noisy
+ * neighbour hits all alike. Every request carries new content (a 100-character URL with a
+ * counter), 50 connections, BENCH_DURATION_S seconds per run (default 10) after a BENCH_WARMUP_S
+ * warm-up (default 2) of each server. BENCH_MODES picks the modes (default
+ * `embedded,distributed`).
  *
- * Embedded mode: `scripts/start.ts` without Redis. Distributed mode: the gateway and one qr-worker
- * over Redis (REDIS_URL, else the local one) with an API key in a fresh key prefix. Rate limits off;
+ * The product runs built, as in production (`npm run build` first, then `node
+ * --conditions=production --enable-source-maps` on the built entry points). Embedded mode:
+ * `scripts/dist/start.js` without Redis. Distributed mode: the gateway and one qr-worker over Redis
+ * (REDIS_URL, else the local one) with an API key in a fresh key prefix. Rate limits off;
  * everything else at the product's defaults, logging included (to a discarded standard output).
  *
  * Reported per run: responses per second and server CPU per response, read from /proc as
  * utime + stime (+ waited-for children) over each server's whole process tree; in distributed
  * mode the product's CPU also counts the Redis server's delta (its /proc entry when it runs on
  * this machine, else INFO cpu). Redis's CPU during the peer's runs, when only other users can
- * be busy on it, is shown as a noise gauge. Summary: product/peer ratios, medians with min-max.
+ * be busy on it, is shown as a noise gauge. Summary: ratios per round (product against peer, and
+ * the floor against both), medians with min-max.
  */
 import autocannon from 'autocannon';
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import type { Redis } from '@svc/jobs/redis';
 import { loadConfig } from '@svc/config';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
-import { findRedis } from '@svc/testkit';
+import { childEnv, findRedis, spawnNodeBuilt } from '@svc/testkit';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { freePort, printTable, processName, processTreeCpuSeconds, startProcess, stopProcess, waitForOk } from './processes.ts';
 
@@ -35,8 +41,8 @@ const MODES = (process.env.BENCH_MODES ?? 'embedded,distributed').split(',');
 const CONNECTIONS = 50;
 const CONTENT_LENGTH = 100;
 
-/** Goals of the product against the peer (ratios of product to peer). */
-const GOALS = { embedded: { throughput: 1.5, cpu: 0.67 }, distributed: { throughput: 0.8 } };
+/** Goals of the product against the peer (issue 20): throughput product/peer, CPU per request peer/product. */
+const GOALS = { embedded: { throughput: 3, cpu: 3 }, distributed: { throughput: 2 } };
 
 let contentCounter = 0;
 /** A new 100-character URL on every call. */
@@ -46,7 +52,7 @@ function nextContent(): string {
 }
 
 interface Target {
-  role: 'peer' | 'product';
+  role: 'peer' | 'product' | 'floor';
   origin: string;
   path: (data: string) => string;
   headers: Record<string, string>;
@@ -63,7 +69,7 @@ interface Run {
   requestsPerSecond: number;
   cpuPerRequestUs: number;
   redisCpuS: number | undefined;
-  /** CPU seconds the other (idle) server spent meanwhile. */
+  /** CPU seconds the other (idle) servers spent meanwhile. */
   idleOtherCpuS: number;
   /** CPU us per response of each of the target's parts, as `name us` joined. */
   split: string;
@@ -78,6 +84,12 @@ function start(script: string, env: Record<string, string>): ChildProcess {
   children.push(child);
   return child;
 }
+/** A built entry point of the product, as `npm run start:built` runs it; logs discarded like startProcess's. */
+function startBuilt(file: string, env: Record<string, string>): ChildProcess {
+  const child = spawnNodeBuilt(file, { env: childEnv({ ...env }), stdio: ['ignore', 'ignore', 'inherit'] });
+  children.push(child);
+  return child;
+}
 async function stopAll(): Promise<void> {
   await Promise.all(children.splice(0).map((child) => stopProcess(child)));
 }
@@ -85,8 +97,10 @@ process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
 
 const treeCpu = (child: ChildProcess) => () => Promise.resolve(child.pid === undefined ? 0 : processTreeCpuSeconds(child.pid));
 
-async function load(target: Target, other: Target, durationS: number): Promise<Run> {
-  const otherBefore = await other.cpuSeconds();
+const sumCpu = async (targets: Target[]) => (await Promise.all(targets.map((target) => target.cpuSeconds()))).reduce((a, b) => a + b, 0);
+
+async function load(target: Target, others: Target[], durationS: number): Promise<Run> {
+  const otherBefore = await sumCpu(others);
   const cpuBefore = await target.cpuSeconds();
   const redisBefore = await target.redisCpuSeconds?.();
   const parts = Object.entries(target.parts ?? {});
@@ -100,7 +114,7 @@ async function load(target: Target, other: Target, durationS: number): Promise<R
   });
   const cpu = (await target.cpuSeconds()) - cpuBefore;
   const redis = redisBefore === undefined ? undefined : (await target.redisCpuSeconds!()) - redisBefore;
-  const idleOther = (await other.cpuSeconds()) - otherBefore;
+  const idleOther = (await sumCpu(others)) - otherBefore;
   const responses = result['2xx'];
   const partsAfter = await Promise.all(parts.map(([, read]) => read()));
   const split = parts
@@ -119,37 +133,53 @@ async function load(target: Target, other: Target, durationS: number): Promise<R
   };
 }
 
-/** Warm both up, then PAIRS interleaved runs: peer, product, peer, product, ... */
-async function interleaved(peer: Target, product: Target): Promise<Array<{ peer: Run; product: Run }>> {
-  await load(peer, product, WARMUP_S);
-  await load(product, peer, WARMUP_S);
-  const pairs: Array<{ peer: Run; product: Run }> = [];
-  for (let pair = 0; pair < PAIRS; pair += 1)
-    pairs.push({ peer: await load(peer, product, DURATION_S), product: await load(product, peer, DURATION_S) });
-  return pairs;
+interface Round {
+  peer: Run;
+  product: Run;
+  floor: Run;
 }
 
-async function startPeer(): Promise<Target> {
+/** Warm all three up, then PAIRS interleaved rounds: peer, product, floor, peer, product, floor, ... */
+async function interleaved(peer: Target, product: Target, floor: Target): Promise<Round[]> {
+  const servers = [peer, product, floor];
+  const run = (target: Target, durationS: number) =>
+    load(
+      target,
+      servers.filter((other) => other !== target),
+      durationS,
+    );
+  for (const target of servers) await run(target, WARMUP_S);
+  const rounds: Round[] = [];
+  for (let round = 0; round < PAIRS; round += 1) {
+    rounds.push({ peer: await run(peer, DURATION_S), product: await run(product, DURATION_S), floor: await run(floor, DURATION_S) });
+  }
+  return rounds;
+}
+
+async function startBare(role: 'peer' | 'floor', script: string): Promise<Target> {
   const port = await freePort();
-  const child = start('bench/peers/qr-peer.ts', { PORT: String(port), HOST: '127.0.0.1' });
+  const child = start(script, { PORT: String(port), HOST: '127.0.0.1' });
   await waitForOk(`http://127.0.0.1:${port}/qr?data=ready`);
   return {
-    role: 'peer',
+    role,
     origin: `http://127.0.0.1:${port}`,
     path: (data) => `/qr?data=${encodeURIComponent(data)}`,
     headers: {},
     cpuSeconds: treeCpu(child),
   };
 }
+const startPeer = () => startBare('peer', 'bench/peers/qr-peer.ts');
+const startFloor = () => startBare('floor', 'bench/peers/qr-floor.ts');
 
 const productPath = (data: string) => `/v1/qr/qr?data=${encodeURIComponent(data)}`;
 
-async function embedded(): Promise<Array<{ peer: Run; product: Run }>> {
+async function embedded(): Promise<Round[]> {
   const key = generateApiKey();
   const port = await freePort();
   try {
     const peer = await startPeer();
-    const gateway = start('scripts/start.ts', {
+    const floor = await startFloor();
+    const gateway = startBuilt('scripts/dist/start.js', {
       PORT: String(port),
       HOST: '127.0.0.1',
       API_KEYS: key,
@@ -164,7 +194,7 @@ async function embedded(): Promise<Array<{ peer: Run; product: Run }>> {
       headers: { authorization: `Bearer ${key}` },
       cpuSeconds: treeCpu(gateway),
     };
-    return await interleaved(peer, product);
+    return await interleaved(peer, product, floor);
   } finally {
     await stopAll();
   }
@@ -186,7 +216,7 @@ async function redisCpuReader(client: Redis): Promise<{ source: string; read: ()
   };
 }
 
-async function distributed(): Promise<{ pairs: Array<{ peer: Run; product: Run }>; redisSource: string }> {
+async function distributed(): Promise<{ pairs: Round[]; redisSource: string }> {
   const redis = await findRedis();
   const prefix = `bench-qr-${Date.now()}`;
   const key = generateApiKey();
@@ -207,8 +237,9 @@ async function distributed(): Promise<{ pairs: Array<{ peer: Run; product: Run }
     const peer = await startPeer();
     // Redis is idle for the peer: what it spends during the peer's runs is other users' load.
     peer.redisCpuSeconds = redisCpu.read;
-    const worker = start('services/qr-worker/src/main.ts', env);
-    const gateway = start('services/gateway/src/main.ts', env);
+    const floor = await startFloor();
+    const worker = startBuilt('services/qr-worker/dist/main.js', env);
+    const gateway = startBuilt('services/gateway/dist/main.js', env);
     await waitForOk(`http://127.0.0.1:${port}/readyz`);
     const product: Target = {
       role: 'product',
@@ -219,7 +250,7 @@ async function distributed(): Promise<{ pairs: Array<{ peer: Run; product: Run }
       redisCpuSeconds: redisCpu.read,
       parts: { gateway: treeCpu(gateway), worker: treeCpu(worker), Redis: redisCpu.read },
     };
-    return { pairs: await interleaved(peer, product), redisSource: redisCpu.source };
+    return { pairs: await interleaved(peer, product, floor), redisSource: redisCpu.source };
   } finally {
     await stopAll();
     const keys = await client.keys(`${prefix}:*`);
@@ -229,7 +260,7 @@ async function distributed(): Promise<{ pairs: Array<{ peer: Run; product: Run }
   }
 }
 
-const round = (value: number, digits = 0) => Number(value.toFixed(digits));
+const rounded = (value: number, digits = 0) => Number(value.toFixed(digits));
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -237,17 +268,17 @@ const median = (values: number[]) => {
 };
 const spread = (values: number[]) => `${median(values).toFixed(2)} (${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)})`;
 
-function runRows(mode: string, pairs: Array<{ peer: Run; product: Run }>): Array<Record<string, string | number>> {
-  return pairs.flatMap((pair, index) =>
-    [pair.peer, pair.product].map((run) => ({
+function runRows(mode: string, rounds: Round[]): Array<Record<string, string | number>> {
+  return rounds.flatMap((round, index) =>
+    [round.peer, round.product, round.floor].map((run) => ({
       mode,
-      pair: index + 1,
+      round: index + 1,
       server: run.role,
-      'req/s': round(run.requestsPerSecond),
-      'CPU us/req': round(run.cpuPerRequestUs),
+      'req/s': rounded(run.requestsPerSecond),
+      'CPU us/req': rounded(run.cpuPerRequestUs),
       'of which, us/req': run.split,
-      'Redis CPU s': run.redisCpuS === undefined ? '' : round(run.redisCpuS, 2),
-      'idle other CPU s': round(run.idleOtherCpuS, 2),
+      'Redis CPU s': run.redisCpuS === undefined ? '' : rounded(run.redisCpuS, 2),
+      'idle others CPU s': rounded(run.idleOtherCpuS, 2),
       'p50 ms': run.p50Ms,
       'p99 ms': run.p99Ms,
       failures: run.failures,
@@ -255,22 +286,30 @@ function runRows(mode: string, pairs: Array<{ peer: Run; product: Run }>): Array
   );
 }
 
-function summaryRow(mode: string, pairs: Array<{ peer: Run; product: Run }>, goal: string): Record<string, string> {
+/** Ratios per round, each as a median with min-max: `a/b` throughput and `b/a` CPU per request mean "a is better" above 1. */
+function summaryRow(mode: string, rounds: Round[], goal: string): Record<string, string> {
+  const throughput = (a: keyof Round, b: keyof Round) => spread(rounds.map((r) => r[a].requestsPerSecond / r[b].requestsPerSecond));
+  const cpuSaving = (a: keyof Round, b: keyof Round) => spread(rounds.map((r) => r[b].cpuPerRequestUs / r[a].cpuPerRequestUs));
+  const us = (role: keyof Round) => median(rounds.map((r) => r[role].cpuPerRequestUs)).toFixed(0);
+  const rps = (role: keyof Round) => median(rounds.map((r) => r[role].requestsPerSecond)).toFixed(0);
   return {
     mode,
-    'throughput, product/peer': spread(pairs.map((p) => p.product.requestsPerSecond / p.peer.requestsPerSecond)),
-    'CPU per request, product/peer': spread(pairs.map((p) => p.product.cpuPerRequestUs / p.peer.cpuPerRequestUs)),
-    'peer req/s': median(pairs.map((p) => p.peer.requestsPerSecond)).toFixed(0),
-    'product req/s': median(pairs.map((p) => p.product.requestsPerSecond)).toFixed(0),
-    'peer CPU us/req': median(pairs.map((p) => p.peer.cpuPerRequestUs)).toFixed(0),
-    'product CPU us/req': median(pairs.map((p) => p.product.cpuPerRequestUs)).toFixed(0),
+    'throughput product/peer': throughput('product', 'peer'),
+    'CPU/req peer/product': cpuSaving('product', 'peer'),
+    'throughput floor/peer': throughput('floor', 'peer'),
+    'CPU/req peer/floor': cpuSaving('floor', 'peer'),
+    'CPU/req product/floor': spread(rounds.map((r) => r.product.cpuPerRequestUs / r.floor.cpuPerRequestUs)),
+    'req/s peer, product, floor': `${rps('peer')}, ${rps('product')}, ${rps('floor')}`,
+    'CPU us/req peer, product, floor': `${us('peer')}, ${us('product')}, ${us('floor')}`,
     goal,
   };
 }
 
 loadConfig(); // fail early on a broken environment
+// The product is measured as it runs in production: built (incremental, quick when up to date).
+execFileSync('npm', ['run', 'build'], { stdio: ['ignore', 'ignore', 'inherit'] });
 console.log(
-  `QR benchmark: product against the bare peer, ${PAIRS} interleaved pairs per mode, ${CONNECTIONS} connections, ` +
+  `QR benchmark: product against the bare peer and the floor, ${PAIRS} interleaved rounds per mode, ${CONNECTIONS} connections, ` +
     `${DURATION_S} s per run after ${WARMUP_S} s warm-up, a new ${CONTENT_LENGTH}-character URL per request`,
 );
 const embeddedPairs = MODES.includes('embedded') ? await embedded() : [];
@@ -279,14 +318,25 @@ printTable([...runRows('embedded', embeddedPairs), ...runRows('distributed', dis
 console.log(`Distributed product CPU = gateway tree + qr-worker tree + Redis, Redis read from ${redisSource}.`);
 console.log(
   'Redis CPU during peer runs is load from other Redis users (the peer does not use Redis); ' +
-    '"idle other" is what the server not under load spent during the run (not counted in either ratio).',
+    '"idle others" is what the servers not under load spent during the run (counted in no ratio).',
 );
 printTable([
   ...(embeddedPairs.length === 0
     ? []
-    : [summaryRow('embedded', embeddedPairs, `throughput >= ${GOALS.embedded.throughput}, CPU/request <= ${GOALS.embedded.cpu}`)]),
-  ...(distributedPairs.length === 0 ? [] : [summaryRow('distributed', distributedPairs, `throughput >= ${GOALS.distributed.throughput}`)]),
+    : [
+        summaryRow(
+          'embedded',
+          embeddedPairs,
+          `throughput product/peer >= ${GOALS.embedded.throughput}, CPU/req peer/product >= ${GOALS.embedded.cpu}`,
+        ),
+      ]),
+  ...(distributedPairs.length === 0
+    ? []
+    : [summaryRow('distributed', distributedPairs, `throughput product/peer >= ${GOALS.distributed.throughput}`)]),
 ]);
-const failures = [...embeddedPairs, ...distributedPairs].reduce((sum, pair) => sum + pair.peer.failures + pair.product.failures, 0);
+const failures = [...embeddedPairs, ...distributedPairs].reduce(
+  (sum, round) => sum + round.peer.failures + round.product.failures + round.floor.failures,
+  0,
+);
 if (failures > 0) console.error(`${failures} requests failed (non-2xx, errors or timeouts): the ratios above are not trustworthy.`);
 process.exit(failures > 0 ? 1 : 0);

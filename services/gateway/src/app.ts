@@ -84,13 +84,13 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
   app.removeContentTypeParser(['text/plain']);
   // While draining, tell clients not to reuse the connection for their next request; an answer
   // that goes out before the body arrived keeps it open so that the client reads the answer.
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, next) => {
     if (!accepting) reply.header('connection', 'close');
     else if (!request.raw.complete) {
       if (drainUnreadBody(request.raw)) reply.removeHeader('connection');
       else reply.header('connection', 'close');
     }
-    return payload;
+    next(null, payload);
   });
 
   const accessLog = createAccessLog(config.LOG_LEVEL, 'gateway');
@@ -98,7 +98,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
     accessLog.close();
     done();
   });
-  await app.register(observabilityPlugin, { metrics, accessLog: accessLog.logger });
+  await app.register(observabilityPlugin, { metrics, accessLog });
   await app.register(errorsPlugin);
   await app.register(bodyTimeoutPlugin);
   await app.register(authPlugin, { keys: deps.keys });

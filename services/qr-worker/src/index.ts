@@ -8,4 +8,4 @@ export { encodeText, type QrSymbol } from './encoder/index.ts';
 export { renderSvg } from './svg.ts';
 export { matrixBody } from './matrix.ts';
 
-export const qrJobHandler = registerHandler(QR_JOB, (payload) => Promise.resolve(renderQr(payload)));
+export const qrJobHandler = registerHandler(QR_JOB, (payload) => renderQr(payload));

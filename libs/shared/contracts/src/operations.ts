@@ -81,11 +81,22 @@ export const OPERATIONS: Record<OperationId, OperationDef> = {
 export const allowanceOwner = (operation: OperationId): OperationId => OPERATIONS[operation].allowanceFrom ?? operation;
 
 /** Every operation drawing on the same free allowance as `operation`: their calls add up against it. */
-export const allowancePool = (operation: OperationId): OperationId[] =>
-  OPERATION_IDS.filter((other) => allowanceOwner(other) === allowanceOwner(operation));
+export function allowancePool(operation: OperationId): readonly OperationId[] {
+  let pool = pools.get(operation);
+  if (pool === undefined) {
+    pool = OPERATION_IDS.filter((other) => allowanceOwner(other) === allowanceOwner(operation));
+    pools.set(operation, pool);
+  }
+  return pool;
+}
+
+// Fixed by the table above: worked out once per operation, not on every metered call.
+const pools = new Map<OperationId, readonly OperationId[]>();
 
 /** `150000` → `"0.15"`, `500` → `"0.0005"`, `0` → `"0"`: no unit, no exponent, no trailing zeros. */
 export function formatUsd(microUsd: number): string {
+  // Every call answered writes one of a few amounts (a price or 0) in X-Service-Cost.
+  if (microUsd === 0) return '0';
   if (!Number.isSafeInteger(microUsd) || microUsd < 0) throw new RangeError(`not a money amount: ${microUsd}`);
   const whole = Math.floor(microUsd / 1_000_000);
   const fraction = String(microUsd % 1_000_000)
@@ -94,7 +105,20 @@ export function formatUsd(microUsd: number): string {
   return fraction === '' ? String(whole) : `${whole}.${fraction}`;
 }
 
-/** The UTC calendar month a call is metered in, as `YYYY-MM`. */
-export function billingPeriod(at: Date = new Date()): string {
-  return at.toISOString().slice(0, 7);
+/** The current period and the clock readings (epoch ms) within which it holds. */
+let current = { period: '', from: 0, until: 0 };
+
+/**
+ * The UTC calendar month a call is metered in, as `YYYY-MM`: of `at`, else of now. Now's is kept
+ * until the clock leaves its month (either way), instead of a Date and an ISO string per call.
+ */
+export function billingPeriod(at?: Date): string {
+  if (at !== undefined) return at.toISOString().slice(0, 7);
+  const now = Date.now();
+  if (now < current.from || now >= current.until) {
+    const date = new Date(now);
+    const [year, month] = [date.getUTCFullYear(), date.getUTCMonth()];
+    current = { period: date.toISOString().slice(0, 7), from: Date.UTC(year, month, 1), until: Date.UTC(year, month + 1, 1) };
+  }
+  return current.period;
 }

@@ -24,7 +24,11 @@ export interface JobContext {
   signal: AbortSignal;
 }
 
-export type JobHandler<P, R> = (payload: P, context: JobContext) => Promise<R>;
+/**
+ * A handler answers its result, or a promise of it. A handler with nothing to wait for (QR
+ * rendering) answers the value itself, so that in process its job settles on the spot (runJob).
+ */
+export type JobHandler<P, R> = (payload: P, context: JobContext) => R | Promise<R>;
 
 export interface SubmitOptions {
   /** How long the caller waits for the result. */
@@ -87,23 +91,47 @@ export function jobContext(
  * Runs a handler on its payload, in either transport: the context released when it ends, the
  * result parsed. A handler that answers because its deadline aborted it answers too late, even
  * when that timer fired a moment before the wait's own: the job is a timeout either way.
+ *
+ * A handler that answers synchronously gets its parsed result back synchronously (or the throw),
+ * so that the in-process transport can settle it without a promise, timer or listener; one that
+ * answers a promise gets a promise.
  */
-export async function handleJob<P, R>(
+export function runJob<P, R>(
   kind: JobKind<P, R>,
   // Its answer is parsed by `kind.result` whatever type it claims (a registered handler's is unknown).
   handle: JobHandler<P, unknown>,
   payload: P,
   envelope: JobEnvelope<unknown>,
   sources?: () => readonly AbortSignal[],
-): Promise<R> {
+): R | Promise<R> {
   const { context, release, timedOut } = jobContext(envelope, sources);
-  try {
-    const result = await handle(payload, context);
+  const finish = (result: unknown): R => {
     if (timedOut()) throw deadlineError();
     return kind.result.parse(result);
-  } finally {
+  };
+  let answer: unknown;
+  try {
+    answer = handle(payload, context);
+  } catch (error) {
     release();
+    throw error;
   }
+  if (!(answer instanceof Promise)) {
+    release();
+    return finish(answer);
+  }
+  return answer.then(finish).finally(release);
+}
+
+/** runJob, always as a promise: a handler throwing before its first await fails the job like any other error. */
+export async function handleJob<P, R>(
+  kind: JobKind<P, R>,
+  handle: JobHandler<P, unknown>,
+  payload: P,
+  envelope: JobEnvelope<unknown>,
+  sources?: () => readonly AbortSignal[],
+): Promise<R> {
+  return runJob(kind, handle, payload, envelope, sources);
 }
 
 /** Runs a job that came off the wire: its payload parsed before the handler sees it (what Redis holds is not trusted to be what a gateway sent). */

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 /**
@@ -120,8 +121,24 @@ function serializeError(error: Error): Record<string, unknown> {
 /** How long an access line may wait in its buffer before it is written. */
 export const ACCESS_LOG_FLUSH_MS = 200;
 
+/** The fields of one access line, all built by the gateway (the URL already redacted). */
+export interface AccessLine {
+  reqId: string;
+  method: string;
+  url: string;
+  statusCode: number;
+  responseTime: number;
+}
+
 export interface AccessLog {
   logger: Logger;
+  /**
+   * Writes one access line at level info (nothing below it): the line pino would write for
+   * `logger.info(line, message)`, built here as one string. pino's generic path (level and mixin
+   * checks, key iteration, a quoting check per value) was about 4 % of the gateway's CPU under
+   * `npm run bench:qr`'s load; these five fields need none of it.
+   */
+  write(line: AccessLine, message: string): void;
   /** Writes what is buffered and stops the flush timer (the gateway's close). */
   close(): void;
 }
@@ -137,11 +154,24 @@ export interface AccessLog {
  */
 export function createAccessLog(level: string, name: string, destination?: DestinationStream): AccessLog {
   const options: LoggerOptions = { level, name };
-  if (destination !== undefined) return { logger: pino(options, destination), close: () => undefined };
-  const buffered = pino.destination({ dest: 1, sync: true, minLength: 4096, periodicFlush: ACCESS_LOG_FLUSH_MS });
+  const buffered =
+    destination === undefined ? pino.destination({ dest: 1, sync: true, minLength: 4096, periodicFlush: ACCESS_LOG_FLUSH_MS }) : undefined;
+  const logger = buffered === undefined ? pino(options, destination) : pino(options, buffered);
+  const out: DestinationStream = buffered ?? destination!;
+  const enabled = logger.isLevelEnabled('info');
+  // pino's order: level, time, its bindings (pid, hostname, name), the fields, the message.
+  const bindings = `,"pid":${process.pid},"hostname":${JSON.stringify(hostname())},"name":${JSON.stringify(name)}`;
   return {
-    logger: pino(options, buffered),
+    logger,
+    write: (line, message) => {
+      if (!enabled) return;
+      out.write(
+        `{"level":30,"time":${Date.now()}${bindings},"reqId":${JSON.stringify(line.reqId)},"method":${JSON.stringify(line.method)}` +
+          `,"url":${JSON.stringify(line.url)},"statusCode":${line.statusCode},"responseTime":${line.responseTime},"msg":${JSON.stringify(message)}}\n`,
+      );
+    },
     close: () => {
+      if (buffered === undefined) return;
       buffered.flushSync();
       buffered.destroy();
     },

@@ -56,8 +56,16 @@ export function hooksOf<T>(hooks: T | T[] | undefined): T[] {
 function authPlugin(app: FastifyInstance, options: { keys: KeyStore }, done: (error?: Error) => void): void {
   // Reference-type defaults are refused by fastify; every request gets its own in the hook below.
   app.decorateRequest('identity', null as unknown as Identity);
-  app.addHook('onRequest', async (request) => {
-    request.identity = request.routeOptions.config.auth === 'key' ? await identify(options.keys, request.headers.authorization) : NO_KEY;
+  app.addHook('onRequest', (request, _reply, next) => {
+    if (request.routeOptions.config.auth !== 'key') {
+      request.identity = NO_KEY;
+      next();
+      return;
+    }
+    identify(options.keys, request.headers.authorization).then((identity) => {
+      request.identity = identity;
+      next();
+    }, next);
   });
   // The key check comes last among a route's own hooks: its rate limit counts refused calls too.
   app.addHook('onRoute', (route) => {

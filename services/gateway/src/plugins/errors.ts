@@ -48,16 +48,14 @@ function errorsPlugin(app: FastifyInstance, _options: unknown, done: (error?: Er
   });
 
   // Before the body is parsed: a wrong method is 405 even with a body fastify would refuse.
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.is404) return;
+  app.addHook('onRequest', (request, reply, next) => {
+    if (!request.is404) return next();
     const path = request.url.split('?')[0] ?? '/';
     const allowed = allowedMethods(path);
-    if (allowed.length === 0) return;
+    if (allowed.length === 0) return next();
     reply.header('Allow', allowed.join(', '));
-    return sendError(
-      reply,
-      new ApiError('method_not_allowed', `${request.method} is not allowed on ${path}; use ${allowed.join(' or ')}.`),
-    );
+    // Answered here: the request goes no further (a callback hook that replies does not call next).
+    void sendError(reply, new ApiError('method_not_allowed', `${request.method} is not allowed on ${path}; use ${allowed.join(' or ')}.`));
   });
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {

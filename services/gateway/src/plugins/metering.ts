@@ -84,34 +84,37 @@ function meteringPlugin(app: FastifyInstance, options: MeteringOptions, done: (e
     if (isMeteredRoute(route.config)) meteredPaths.add(route.url);
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (!isMeteredRoute(request.routeOptions.config)) return;
+  app.addHook('onRequest', (request, reply, next) => {
     if (request.method === 'HEAD' && request.routeOptions.config.operation !== undefined) {
       reply.header('Allow', 'GET');
-      return sendError(reply, new ApiError('method_not_allowed', `HEAD is not allowed on ${request.routeOptions.url}; use GET.`));
+      void sendError(reply, new ApiError('method_not_allowed', `HEAD is not allowed on ${request.routeOptions.url}; use GET.`));
+      return;
     }
-    request.callerGone.addEventListener('abort', () => {
-      // The answer will never be sent: this is the call's only outcome.
-      if (request.operation !== undefined) {
-        metrics.calls.inc({ operation: request.operation, outcome: charged.has(request) ? 'success' : 'client_gone' });
-      }
-    });
+    next();
+  });
+  app.onCallerGone((request) => {
+    // The answer will never be sent: this is the call's only outcome.
+    if (request.operation !== undefined) {
+      metrics.calls.inc({ operation: request.operation, outcome: charged.has(request) ? 'success' : 'client_gone' });
+    }
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, next) => {
     // A request that matched no route (a 405 on a metered path) is costed by its path.
     const metered =
       isMeteredRoute(request.routeOptions.config) ||
       (request.routeOptions.url === undefined && meteredPaths.has(request.url.split('?')[0] ?? ''));
     if (metered && !reply.hasHeader(COST_HEADER)) reply.header(COST_HEADER, '0');
-    return payload;
+    next(null, payload);
   });
 
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.operation === undefined) return;
-    const labels = { operation: request.operation, outcome: outcomeOf(reply.statusCode) };
-    metrics.calls.inc(labels);
-    metrics.callDuration.observe(labels, (performance.now() - request.startedAt) / 1_000);
+  app.addHook('onResponse', (request, reply, next) => {
+    if (request.operation !== undefined) {
+      const labels = { operation: request.operation, outcome: outcomeOf(reply.statusCode) };
+      metrics.calls.inc(labels);
+      metrics.callDuration.observe(labels, (performance.now() - request.startedAt) / 1_000);
+    }
+    next();
   });
   done();
 }

@@ -40,8 +40,13 @@ export function encodeSegments(text: string, segments: readonly Segment[], versi
   const { mask, rows } = applyBestMask(template, unmasked.rows, unmasked.columns);
   const size = symbolSize(version);
   const modules = new Uint8Array(size * size);
-  for (let row = 0; row < size; row += 1) {
-    for (let column = 0; column < size; column += 1) modules[row * size + column] = (rows[2 * row + (column >>> 5)]! >>> (column & 31)) & 1;
+  // A row's two words unpacked one after the other: no word index per module.
+  const low = Math.min(size, 32);
+  for (let row = 0, at = 0; row < size; row += 1) {
+    const lo = rows[2 * row]!;
+    const hi = rows[2 * row + 1]!;
+    for (let column = 0; column < low; column += 1) modules[at++] = (lo >>> column) & 1;
+    for (let column = 32; column < size; column += 1) modules[at++] = (hi >>> (column - 32)) & 1;
   }
   return { version, size, mask, modules };
 }

@@ -77,12 +77,30 @@ function unreadableColours(dark: string, light: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Verdicts of unreadableColours by colour pair (`''` for readable): nearly every call sends the
+ * defaults or one house style, and the verdict is pure. Bounded: emptied when it grows large.
+ */
+const verdicts = new Map<string, string>();
+const VERDICTS_KEPT = 1_000;
+
+function cachedVerdict(dark: string, light: string): string | undefined {
+  const pair = dark + light;
+  let verdict = verdicts.get(pair);
+  if (verdict === undefined) {
+    if (verdicts.size >= VERDICTS_KEPT) verdicts.clear();
+    verdict = unreadableColours(dark, light) ?? '';
+    verdicts.set(pair, verdict);
+  }
+  return verdict === '' ? undefined : verdict;
+}
+
 /** The cross-field colour rules of every QR route and tool: identical colours, then readability. */
 export function distinctColours(value: { dark: string; light: string }, context: z.RefinementCtx): void {
   if (value.dark === value.light) {
     context.addIssue({ code: 'custom', path: ['light'], message: 'must differ from `dark`, or the code cannot be read' });
     return;
   }
-  const problem = unreadableColours(value.dark, value.light);
+  const problem = cachedVerdict(value.dark, value.light);
   if (problem !== undefined) context.addIssue({ code: 'custom', path: ['dark'], message: problem });
 }

@@ -10,7 +10,8 @@ export const MAX_DATA_CODE_POINTS = 800;
 export const data = z
   .string()
   .min(1)
-  .refine((value) => [...value].length <= MAX_DATA_CODE_POINTS, {
+  // Code points are never more than UTF-16 units: only a longer string needs counting.
+  .refine((value) => value.length <= MAX_DATA_CODE_POINTS || [...value].length <= MAX_DATA_CODE_POINTS, {
     message: `\`data\` may hold at most ${MAX_DATA_CODE_POINTS} characters`,
     params: { contract: 'content_too_long' },
   })
