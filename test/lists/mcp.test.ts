@@ -108,6 +108,32 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     expect(pages.map((entry) => entry.verdict)).toEqual(['deliverable', 'undeliverable', 'deliverable', 'deliverable', 'undeliverable']);
   });
 
+  it('creates a list from CSV text with its address column; rows without an address have positions but are no entries', async () => {
+    const key = await server.freshKey();
+    const agent = await connect(server, key);
+    sessions.push(agent.client);
+    const csv = 'Name;Work;Private\nAda;;ada@agents.test\nNone;;\nBo;x;bo@agents.test\n';
+    const created = await agent.call('email-verify_list-create', { csv, column: 3, name: 'csv from an agent' });
+    expect(created.structuredContent).toMatchObject({ count: 2, column: { index: 3, header: 'Private' }, encoding: 'utf-8' });
+    const id = (created.structuredContent as unknown as ListObjectBody).id;
+    await expect
+      .poll(async () => ((await agent.call('email-verify_list-status', { id })).structuredContent as { status: string }).status, {
+        timeout: 15_000,
+      })
+      .toBe('completed');
+    const first = (await agent.call('email-verify_list-results', { id, limit: 1 })).structuredContent as {
+      results: Array<{ position: number }>;
+      nextCursor: string | null;
+    };
+    expect(first.results.map((entry) => entry.position)).toEqual([0]);
+    const second = (await agent.call('email-verify_list-results', { id, limit: 1, cursor: first.nextCursor! })).structuredContent as {
+      results: Array<{ position: number; email: string }>;
+    };
+    expect(second.results).toMatchObject([{ position: 2, email: 'bo@agents.test' }]);
+    expect(errorOf(await agent.call('email-verify_list-create', { csv, column: 'Phone' }))).toMatchObject({ details: { param: 'column' } });
+    expect(errorOf(await agent.call('email-verify_list-create', { csv, emails: ['a@b.co'] }))).toMatchObject({ error: 'invalid_request' });
+  });
+
   it('errors are tool results with the contract’s error object; creation shares the REST rate limit', async () => {
     const key = await server.freshKey();
     const agent = await connect(server, key);

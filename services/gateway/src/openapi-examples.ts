@@ -192,6 +192,8 @@ export const LIST_OBJECT_EXAMPLE = {
   createdAt: '2026-11-23T10:00:00.000Z',
   startedAt: '2026-11-23T10:00:01.000Z',
   completedAt: null,
+  column: { index: 3, header: 'E-Mail-Adresse' },
+  encoding: 'windows-1252',
 };
 
 /** The same list as the `POST` that created it answers: nothing processed yet. */
@@ -237,11 +239,30 @@ export const LIST_CREATE_ERRORS: ErrorExamples = {
     message: 'The body must be a JSON object whose `emails` is an array of 1 to 100000 address strings.',
     details: { path: '$.emails' },
   },
+  no_address_column: {
+    error: 'invalid_request',
+    message:
+      'No column of this file holds e-mail addresses: no header names one (the header row has: 1 "Name", 2 "Phone") and no ' +
+      "column's cells look like addresses. Give the column with ?column= (a header or a 1-based number), or check that this is the right file.",
+    details: { columns: ['Name', 'Phone'] },
+  },
+  not_text: {
+    error: 'invalid_request',
+    message:
+      'The CSV file holds a control character (0x00), so it is not text at line 1, byte 2. It looks like a binary file (a workbook ' +
+      'renamed .csv?): export it as "CSV UTF-8" and send that.',
+    details: { line: 1, byte: 2 },
+  },
   too_many_emails: { error: 'too_many_emails', message: 'A list may contain at most 100000 addresses.', details: { max: 100000 } },
   invalid_parameter: {
     error: 'invalid_parameter',
     message: 'callbackUrl must be an https:// URL on a public host.',
     details: { param: 'callbackUrl' },
+  },
+  unknown_column: {
+    error: 'invalid_parameter',
+    message: 'No column is headed "Mail". The header row has: 1 "Name", 2 "Email". Give a header or a 1-based column number.',
+    details: { param: 'column' },
   },
 };
 

@@ -49,6 +49,20 @@ export const listObjectSchema = z
     startedAt: timestamp.nullable(),
     completedAt: timestamp.nullable().describe('When the list ended: completed, cancelled or failed.'),
     error: z.string().optional().describe('Why a failed list failed.'),
+    column: z
+      .object({
+        index: z.number().int().min(1).describe('From 1, as `?column=` counts.'),
+        header: z.string().nullable().describe('Its header as written; null when the file has no header row.'),
+      })
+      .strict()
+      .optional()
+      .describe('CSV uploads only: the column the addresses were read from.'),
+    encoding: z
+      .string()
+      .optional()
+      .describe(
+        'CSV uploads only: the encoding the file was read in: `utf-8`, `utf-16le`, `utf-16be`, `windows-1252` (or what a `charset` named).',
+      ),
   })
   .strict();
 export type ListObject = z.infer<typeof listObjectSchema>;
@@ -72,8 +86,29 @@ export const listCreateBodySchema = z
   .strict();
 export type ListCreateBody = z.infer<typeof listCreateBodySchema>;
 
+const columnSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .describe('The address column: its header (any case) or its number, counted from 1. Without it, found by header, else by content.');
+
 /** Query of the CSV upload (the JSON body carries these itself). */
-export const listCreateQuerySchema = z.object({ name: nameSchema.optional(), callbackUrl: callbackSchema.optional() }).strict();
+export const listCreateQuerySchema = z
+  .object({ name: nameSchema.optional(), callbackUrl: callbackSchema.optional(), column: columnSchema.optional() })
+  .strict();
+
+/** Arguments of the create tool: the JSON body's, or a CSV file's text and its address column instead of `emails`. */
+export const listCreateToolSchema = listCreateBodySchema
+  .extend({
+    emails: listCreateBodySchema.shape.emails.optional(),
+    csv: z.string().min(1).optional().describe('A CSV file as text (instead of `emails`): read as uploads are, other columns kept.'),
+    column: z
+      .union([columnSchema, z.number().int().min(1)])
+      .optional()
+      .describe('With `csv`: the address column, a header or a number from 1.'),
+  })
+  .strict();
+export type ListCreateToolArguments = z.infer<typeof listCreateToolSchema>;
 
 export const listPageQuerySchema = z
   .object({

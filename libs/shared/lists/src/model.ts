@@ -19,7 +19,9 @@ export const INPUT_CHUNK_ROWS = 1_000;
  */
 export const WORK_CHUNK_SIZE = LIST_UNIT_SIZE - 2;
 
+/** A row of the upload: `distinctIndex` is NO_ADDRESS for a row whose address cell is empty or missing. */
 export type InputRow = [distinctIndex: number, ...cells: string[]];
+export const NO_ADDRESS = -1;
 export type WorkItem = [distinctIndex: number, address: string, entries: number];
 
 export interface StoredResult {
@@ -51,8 +53,15 @@ export interface Summary {
 export interface CsvLayout {
   columns: string[];
   addressColumn: number;
-  delimiter: ',' | ';';
+  delimiter: ',' | ';' | '\t';
+  /** The results start with a UTF-8 byte-order mark. */
   bom: boolean;
+  /** CSV uploads only: the encoding the file was read in (`utf-8`, `utf-16le`, `windows-1252`, ...). */
+  encoding?: string;
+  /** CSV uploads only: the first row was a header (else `columns` are made up and the address column has no header). */
+  headerRow?: boolean;
+  /** Rows without an address: kept in the CSV results, not entries of the list. */
+  skipped?: number;
 }
 
 export interface ListRecord {
@@ -132,6 +141,13 @@ export const ledgerOf = (listId: string): string => `list:${listId}`;
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
+/** What the list object says of a CSV upload: the address column (from 1, as `?column=` counts) and the encoding read. */
+function csvSource(layout: CsvLayout): Pick<ListObject, 'column' | 'encoding'> {
+  if (layout.encoding === undefined) return {};
+  const header = layout.headerRow === false ? null : (layout.columns[layout.addressColumn] ?? null);
+  return { column: { index: layout.addressColumn + 1, header }, encoding: layout.encoding };
+}
+
 export function toListObject(record: ListRecord, billableUnits: number, unitPriceMicroUsd: number): ListObject {
   return {
     id: record.id,
@@ -146,5 +162,6 @@ export function toListObject(record: ListRecord, billableUnits: number, unitPric
     startedAt: iso(record.startedAt),
     completedAt: iso(record.completedAt),
     ...(record.error === null ? {} : { error: record.error }),
+    ...csvSource(record.layout),
   };
 }

@@ -133,8 +133,11 @@ type ListRedis = Redis & {
 const layoutSchema = z.object({
   columns: z.array(z.string()),
   addressColumn: z.number().int(),
-  delimiter: z.enum([',', ';']),
+  delimiter: z.enum([',', ';', '\t']),
   bom: z.boolean(),
+  encoding: z.string().optional(),
+  headerRow: z.boolean().optional(),
+  skipped: z.number().int().optional(),
 });
 const storedResultSchema = z.tuple([z.number().int(), verifyResultSchema]);
 const inputRowsSchema = z.array(z.tuple([z.number().int()], z.string()));

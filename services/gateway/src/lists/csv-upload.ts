@@ -1,32 +1,29 @@
 /**
- * Reading an uploaded CSV list with csv-parse, as a stream: RFC 4180 quoting, UTF-8 with or
- * without a byte-order mark (UTF-16 with one is converted, anything else refused: csv-encoding.ts),
- * `,` or `;` between fields (whichever splits the first record into more fields, or what an
- * Excel `sep=;` first line says), rows of uneven length accepted, blank lines skipped.
- *
- * The address column is the one headed `email`, `e-mail`, `mail` or `address` (any case, and the
- * forms contact exports write: `Email Address`, `E-mail 1 - Value`, `email_address`); without such
- * a header the first column. A first row that names no address column but whose first cell holds
- * an `@` is data, not a header (a bare list of addresses).
+ * Reading an uploaded CSV list with csv-parse, as a stream: RFC 4180 quoting, the encodings of
+ * csv-encoding.ts (turned into UTF-8 before parsing), `,`, `;` or tab between fields (whichever
+ * splits the first record into more fields, or what an Excel `sep=` first line says), rows of
+ * uneven length accepted, blank lines skipped. The first row and up to 1,000 rows after it are
+ * read before anything else to find the address column (csv-columns.ts); they are then handed on
+ * with the rest of the rows, which stream.
  */
 import type { Readable } from 'node:stream';
 import { ApiError, LIST_BODY_LIMIT_BYTES } from '@svc/contracts';
 import type { CsvLayout } from '@svc/lists';
 import { CsvError, parse } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
-import { asUtf8 } from './csv-encoding.ts';
+import { SAMPLE_ROWS, chooseColumn, type ColumnChoice } from './csv-columns.ts';
+import { UploadDecoder } from './csv-encoding.ts';
 
-/** A header naming the address column, once lower-cased without spaces, `-` and `_`: `email`, `Email Address`, `E-mail 1 - Value`. */
-const ADDRESS_HEADER = /^(?:e?mail|address)\d*(?:address|value)?$/;
 /**
  * CRLF, LF or CR, in any mix: left to itself the parser takes the first line end it meets for the
  * whole file, and a file whose first line ends otherwise than the rest is read as one row.
  */
 const LINE_ENDS = ['\r\n', '\n', '\r'];
 /** Excel's first line naming the separator. */
-const SEPARATOR_LINE = /^(?:\ufeff)?sep=([,;])[ \t]*\r?\n/i;
-const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
-/** Enough of the start of the body to see its first record and its byte-order mark. */
+const SEPARATOR_LINE = /^sep=([,;\t]) *\r?\n/i;
+const DELIMITERS = [',', ';', '\t'] as const;
+type Delimiter = (typeof DELIMITERS)[number];
+/** Enough of the start of the body to see its first record. */
 const PEEK_BYTES = 64 * 1024;
 /** A single row this long is not a contact. */
 const MAX_RECORD_BYTES = 1024 * 1024;
@@ -34,14 +31,24 @@ const MAX_RECORD_BYTES = 1024 * 1024;
 export const payloadTooLarge = (): ApiError =>
   new ApiError('payload_too_large', `A list upload may be at most ${LIST_BODY_LIMIT_BYTES / (1024 * 1024)} MiB.`);
 
+export interface CsvUploadOptions {
+  limitBytes?: number;
+  /** The Content-Type's `charset` parameter. */
+  charset?: string | undefined;
+  /** `?column=`: a header name or a 1-based index. */
+  column?: string | undefined;
+}
+
 export interface CsvUpload {
   layout: CsvLayout;
   /** Data rows (the header excluded), as cells. */
   rows: AsyncIterable<string[]>;
+  /** What is known for sure only once every row was read: the encoding, and whether the results start with a byte-order mark. */
+  settle(): Pick<CsvLayout, 'encoding' | 'bom'>;
 }
 
-/** `,` or `;`: the one that splits the first record (blank lines skipped, quotes honoured) into more fields. */
-export function detectDelimiter(head: string): ',' | ';' {
+/** `,`, `;` or tab: the one that splits the first record (blank lines skipped, quotes honoured) into most fields; `,` on a tie. */
+export function detectDelimiter(head: string): Delimiter {
   const fields = (delimiter: string): number => {
     try {
       const records: string[][] = parseSync(head, {
@@ -58,18 +65,18 @@ export function detectDelimiter(head: string): ',' | ';' {
       return 0;
     }
   };
-  return fields(';') > fields(',') ? ';' : ',';
+  let best: Delimiter = ',';
+  let most = fields(',');
+  for (const delimiter of DELIMITERS.slice(1)) {
+    const count = fields(delimiter);
+    if (count > most) [best, most] = [delimiter, count];
+  }
+  return best;
 }
 
-/** Which row 1 is: a header naming the address column, a header without one, or data. */
-export function headerOf(first: string[]): { header: boolean; addressColumn: number } {
-  const named = first.findIndex((cell) => ADDRESS_HEADER.test(cell.toLowerCase().replace(/[\s_-]+/g, '')));
-  if (named >= 0) return { header: true, addressColumn: named };
-  return { header: !(first[0] ?? '').includes('@'), addressColumn: 0 };
-}
-
-/** Column names of a file without a header row. */
-const generatedColumns = (width: number): string[] => Array.from({ length: width }, (_, i) => (i === 0 ? 'email' : `column_${i + 1}`));
+/** Column names of a file without a header row: the address column is `email`. */
+const generatedColumns = (width: number, address: number): string[] =>
+  Array.from({ length: width }, (_, i) => (i === address ? 'email' : `column_${i + 1}`));
 
 /**
  * The body's chunks up to `limit` bytes. Leaving early (too large, a bad row) does not destroy the
@@ -97,9 +104,12 @@ function csvProblem(error: CsvError): ApiError {
   return new ApiError('invalid_request', `The CSV body could not be read${where}: ${what}.`);
 }
 
-/** Reads the start of the upload (up to 64 KiB) for its layout; rows then stream from the rest of the body. */
-export async function readCsvUpload(body: Readable, limitBytes = LIST_BODY_LIMIT_BYTES): Promise<CsvUpload> {
-  const source = asUtf8(limited(body, limitBytes))[Symbol.asyncIterator]();
+const looksLikeJson = (text: string): boolean => /^\s*[[{]\s*["{[\]}]/.test(text);
+
+/** Reads the start of the upload for its layout and address column; rows then stream from the rest of the body. */
+export async function readCsvUpload(body: Readable, options: CsvUploadOptions = {}): Promise<CsvUpload> {
+  const decoder = new UploadDecoder(options.charset);
+  const source = decoder.decode(limited(body, options.limitBytes ?? LIST_BODY_LIMIT_BYTES))[Symbol.asyncIterator]();
   const head: Buffer[] = [];
   let headBytes = 0;
   let ended = false;
@@ -113,10 +123,12 @@ export async function readCsvUpload(body: Readable, limitBytes = LIST_BODY_LIMIT
     headBytes += next.value.length;
   }
   const start = Buffer.concat(head);
-  const bom = start.subarray(0, 3).equals(BOM);
-  const text = start.subarray(bom ? 3 : 0).toString('utf8');
-  const separatorLine = SEPARATOR_LINE.exec(text);
-  const delimiter = separatorLine?.[1] === ',' || separatorLine?.[1] === ';' ? separatorLine[1] : detectDelimiter(text);
+  const text = start.toString('utf8');
+  if (looksLikeJson(text))
+    throw new ApiError('invalid_request', 'The body is JSON, not CSV: send it with Content-Type: application/json as { "emails": [...] }.');
+  const separatorLine = SEPARATOR_LINE.exec(text.replace(/^\ufeff/, ''));
+  const named = DELIMITERS.find((delimiter) => delimiter === separatorLine?.[1]);
+  const delimiter = named ?? detectDelimiter(text);
 
   async function* bytes(): AsyncGenerator<Buffer> {
     try {
@@ -166,19 +178,54 @@ export async function readCsvUpload(body: Readable, limitBytes = LIST_BODY_LIMIT
       throw error instanceof CsvError ? csvProblem(error) : error;
     }
   };
-  const first = await next();
-  const firstRow = first.done === true ? [] : first.value;
-  const { header, addressColumn } = headerOf(firstRow);
-  const columns = header ? firstRow : generatedColumns(Math.max(1, firstRow.length));
+  const stop = async () => {
+    parser.destroy();
+    await feeding;
+  };
+  let firstRow: string[];
+  const sample: string[][] = [];
+  let exhausted = false;
+  try {
+    const first = await next();
+    if (first.done === true) throw new ApiError('invalid_request', 'The CSV file is empty: send 1 to 100000 addresses.');
+    firstRow = first.value;
+    while (sample.length < SAMPLE_ROWS) {
+      const row = await next();
+      if (row.done === true) {
+        exhausted = true;
+        break;
+      }
+      sample.push(row.value);
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  let choice: ColumnChoice;
+  try {
+    choice = chooseColumn(firstRow, sample, options.column);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const width = Math.max(1, firstRow.length, choice.index + 1);
+  const columns = choice.header ? firstRow : generatedColumns(width, choice.index);
 
   async function* rows(): AsyncGenerator<string[]> {
     try {
-      if (!header && first.done !== true) yield firstRow;
+      if (!choice.header) yield firstRow;
+      yield* sample;
+      if (exhausted) return;
       for (let row = await next(); row.done !== true; row = await next()) yield row.value;
     } finally {
-      parser.destroy();
-      await feeding;
+      await stop();
     }
   }
-  return { layout: { columns, addressColumn, delimiter, bom }, rows: rows() };
+  return {
+    layout: { columns, addressColumn: choice.index, delimiter, bom: false, headerRow: choice.header },
+    rows: rows(),
+    // Results are UTF-8 whatever came in; a byte-order mark tells Excel, which wrote a
+    // Windows-1252 or UTF-16 file, that they are.
+    settle: () => ({ encoding: decoder.encoding, bom: decoder.hadBom || decoder.encoding !== 'utf-8' }),
+  };
 }

@@ -1,11 +1,12 @@
 /**
  * Turns an upload's rows into a stored list as they arrive: input rows are written in chunks
- * (the whole upload never sits in memory as rows), duplicates are counted, and at the end the
+ * (the whole upload never sits in memory as rows), duplicates are counted, rows without an
+ * address are kept for the CSV results but are no entries (not counted, probed nor billed), and at the end the
  * distinct addresses are sorted by domain into work chunks, so that one chunk's addresses share
  * SMTP sessions.
  */
 import { ApiError, MAX_LIST_ADDRESSES, dedupKey } from '@svc/contracts';
-import { INPUT_CHUNK_ROWS, WORK_CHUNK_SIZE, type InputRow, type ListStore, type WorkItem } from '@svc/lists';
+import { INPUT_CHUNK_ROWS, NO_ADDRESS, WORK_CHUNK_SIZE, type InputRow, type ListStore, type WorkItem } from '@svc/lists';
 
 export const tooManyAddresses = (): ApiError =>
   new ApiError('too_many_emails', `A list may contain at most ${MAX_LIST_ADDRESSES} addresses.`, {
@@ -23,6 +24,8 @@ export class ListBuilder {
   private pending: InputRow[] = [];
   private chunks = 0;
   count = 0;
+  /** Rows whose address cell is empty or missing. */
+  skipped = 0;
   /** Cells in the widest row. */
   width = 0;
 
@@ -33,8 +36,14 @@ export class ListBuilder {
   ) {}
 
   async add(cells: string[]): Promise<void> {
-    if (this.count >= MAX_LIST_ADDRESSES) throw tooManyAddresses();
     const address = cells[this.addressColumn] ?? '';
+    this.width = Math.max(this.width, cells.length);
+    if (address.trim() === '') {
+      this.skipped += 1;
+      await this.push([NO_ADDRESS, ...cells]);
+      return;
+    }
+    if (this.count >= MAX_LIST_ADDRESSES) throw tooManyAddresses();
     const key = dedupKey(address);
     let index = this.indexByKey.get(key);
     if (index === undefined) {
@@ -46,8 +55,11 @@ export class ListBuilder {
     }
     this.entries[index]! += 1;
     this.count += 1;
-    this.width = Math.max(this.width, cells.length);
-    this.pending.push([index, ...cells]);
+    await this.push([index, ...cells]);
+  }
+
+  private async push(row: InputRow): Promise<void> {
+    this.pending.push(row);
     if (this.pending.length >= INPUT_CHUNK_ROWS) await this.flush();
   }
 

@@ -1,11 +1,11 @@
 /**
  * A list's results, read one input chunk at a time, so a 100,000-entry list never sits whole in
  * memory: each entry in input order, with the result of its distinct address under the entry's
- * own spelling. The view is a snapshot of the list record read first: results that settled after
+ * own spelling; rows without an address only in the CSV, with empty result columns. The view is a snapshot of the list record read first: results that settled after
  * it are left out with the rest, so `pending` is exact (`count - processed` of that record).
  */
 import { RESULT_COLUMNS, type VerifyResult } from '@svc/contracts';
-import { INPUT_CHUNK_ROWS, type ListRecord, type ListStore } from '@svc/lists';
+import { INPUT_CHUNK_ROWS, NO_ADDRESS, type ListRecord, type ListStore } from '@svc/lists';
 import { stringify } from 'csv-stringify/sync';
 
 export interface SettledEntry {
@@ -15,18 +15,40 @@ export interface SettledEntry {
   result: VerifyResult;
 }
 
+/** A row of the upload without an address: no entry, only a row of the CSV results. */
+export interface BlankRow {
+  position: number;
+  cells: string[];
+  result: null;
+}
+
 /** Settled entries from input position `from` on, in input order, until `limit` are found or the list ends. */
 export async function* settledEntries(store: ListStore, record: ListRecord, from = 0, limit = Infinity): AsyncGenerator<SettledEntry> {
+  for await (const row of uploadRows(store, record, from, limit, false)) if (row.result !== null) yield row;
+}
+
+/** Settled entries and rows without an address, in input order (`blank` on: those rows are yielded too, not counted in `limit`). */
+async function* uploadRows(
+  store: ListStore,
+  record: ListRecord,
+  from: number,
+  limit: number,
+  blank: boolean,
+): AsyncGenerator<SettledEntry | BlankRow> {
   const address = record.layout.addressColumn;
   let found = 0;
   for (let chunk = Math.floor(from / INPUT_CHUNK_ROWS); chunk < record.inputChunks && found < limit; chunk += 1) {
     const rows = await store.inputChunk(record.id, chunk);
-    const indices = [...new Set(rows.map(([index]) => index))];
+    const indices = [...new Set(rows.map(([index]) => index).filter((index) => index !== NO_ADDRESS))];
     const stored = await store.results(record.id, indices);
     const byIndex = new Map(indices.map((index, i) => [index, stored[i]]));
     for (const [offset, [index, ...cells]] of rows.entries()) {
       const position = chunk * INPUT_CHUNK_ROWS + offset;
       if (position < from) continue;
+      if (index === NO_ADDRESS) {
+        if (blank) yield { position, cells, result: null };
+        continue;
+      }
       const settled = byIndex.get(index);
       if (settled === undefined || settled.seq > record.settled) continue;
       yield { position, cells, result: { ...settled.result, email: cells[address] ?? '' } };
@@ -57,9 +79,10 @@ export async function* csvResults(store: ListStore, record: ListRecord): AsyncGe
   const width = columns.length;
   yield stringify([[...columns, ...RESULT_COLUMNS]], { delimiter, bom });
   let rows: string[][] = [];
-  for await (const { cells, result } of settledEntries(store, record)) {
+  for await (const { cells, result } of uploadRows(store, record, 0, Infinity, true)) {
     const padded = cells.length >= width ? cells : [...cells, ...Array<string>(width - cells.length).fill('')];
-    rows.push([...padded, result.verdict, String(result.score), result.reason, result.didYouMean ?? '']);
+    if (result === null) rows.push([...padded, ...RESULT_COLUMNS.map(() => '')]);
+    else rows.push([...padded, result.verdict, String(result.score), result.reason, result.didYouMean ?? '']);
     if (rows.length >= 1_000) {
       yield stringify(rows, { delimiter });
       rows = [];

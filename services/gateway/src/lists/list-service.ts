@@ -46,6 +46,8 @@ export interface NewListInput {
   callbackUrl?: string | undefined;
   layout: CsvLayout;
   rows: AsyncIterable<string[]> | Iterable<string[]>;
+  /** What a CSV upload knows only once its rows were read (its encoding). */
+  settle?: () => Partial<CsvLayout>;
 }
 
 export const newListId = (): string => `lst_${randomBytes(12).toString('hex')}`;
@@ -104,10 +106,16 @@ export class ListService {
       for await (const row of input.rows) {
         await backend(() => builder.add(row));
         // Let other requests in: reading 100,000 rows otherwise holds the event loop for a second.
-        if (builder.count % YIELD_EVERY_ROWS === 0) await nextTurn();
+        if ((builder.count + builder.skipped) % YIELD_EVERY_ROWS === 0) await nextTurn();
       }
       await backend(() => builder.flush());
-      if (builder.count === 0) throw new ApiError('invalid_request', 'The list is empty: send 1 to 100000 addresses.');
+      if (builder.count === 0)
+        throw new ApiError(
+          'invalid_request',
+          builder.skipped === 0
+            ? 'The list is empty: send 1 to 100000 addresses.'
+            : `The list is empty: none of its ${builder.skipped} rows has an address in column ${input.layout.addressColumn + 1}.`,
+        );
       const columns = [...input.layout.columns];
       for (let column = columns.length; column < builder.width; column += 1) columns.push(`column_${column + 1}`);
       const work = builder.work();
@@ -125,7 +133,7 @@ export class ListService {
             createdAt: now,
             callbackUrl: input.callbackUrl ?? null,
             allowance: this.allowanceOf(key),
-            layout: { ...input.layout, columns },
+            layout: { ...input.layout, ...input.settle?.(), columns, ...(builder.skipped > 0 ? { skipped: builder.skipped } : {}) },
           },
           work,
         ),

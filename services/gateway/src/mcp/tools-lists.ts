@@ -3,11 +3,23 @@
  * results a page at a time (a tool answer cannot stream). Arguments are validated and errors
  * mapped by the REST routes' own code; bodies are the REST bodies.
  */
-import { OPERATIONS, formatUsd, listCreateBodySchema, listObjectSchema, verifyResultSchema, LIST_STATUSES } from '@svc/contracts';
+import { Readable } from 'node:stream';
+import {
+  ApiError,
+  OPERATIONS,
+  formatUsd,
+  listCreateToolSchema,
+  listObjectSchema,
+  verifyResultSchema,
+  LIST_STATUSES,
+  type ListCreateToolArguments,
+} from '@svc/contracts';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { readCsvUpload } from '../lists/csv-upload.ts';
 import { settledEntries } from '../lists/list-results.ts';
+import type { NewListInput } from '../lists/list-service.ts';
 import { logApiError, toApiError } from '../errors/api-errors.ts';
 import { CURSOR_MESSAGE, jsonInput, listBodyError, parameterError } from '../routes/lists.ts';
 import { advertisedInput, parseArguments } from './advertised-schema.ts';
@@ -40,6 +52,16 @@ const resultsOutput = z
   .strict();
 
 const ANNOTATIONS = { openWorldHint: true } as const;
+
+/** The create tool's list: `emails`, or a CSV file's text read as an upload is (its `column` chosen the same way). */
+async function createInput(args: ListCreateToolArguments): Promise<NewListInput> {
+  const { emails, csv, column, name, callbackUrl } = args;
+  if ((emails === undefined) === (csv === undefined))
+    throw new ApiError('invalid_request', 'Give the list either as `emails` (an array of addresses) or as `csv` (a CSV file as text).');
+  if (csv === undefined) return jsonInput({ emails: emails ?? [], name, callbackUrl });
+  const upload = await readCsvUpload(Readable.from([Buffer.from(csv)]), { column: column === undefined ? undefined : String(column) });
+  return { ...upload, name, callbackUrl };
+}
 
 /** Runs a list tool: these calls are never metered (creating costs nothing; units are billed as processed). */
 async function answer(
@@ -79,16 +101,18 @@ export function registerListTools(server: McpServer, context: ToolContext): void
         'Returns at once with the list object (`id`, `status` queued); follow it with email-verify_list-status and read results ' +
         `with email-verify_list-results. Duplicates are probed and billed once; greylisted addresses are retried over the next minutes. ` +
         `Costs nothing now: each started 100 processed distinct addresses costs ${UNIT_PRICE}. Optional \`name\` labels it; ` +
-        '`callbackUrl` (https) receives the list object when it ends.',
-      inputSchema: advertisedInput(listCreateBodySchema),
+        '`callbackUrl` (https) receives the list object when it ends. Instead of `emails`, `csv` takes a CSV file as text ' +
+        '(other columns kept); its address column is found by header or content, or named by `column` (a header, or a number from 1), ' +
+        'and the list object says which (`column`).',
+      inputSchema: advertisedInput(listCreateToolSchema),
       outputSchema: listObjectSchema,
       annotations: { title: createTitle, readOnlyHint: false, idempotentHint: false, ...ANNOTATIONS },
     },
     async (args) => {
       let freeRemaining = 0;
       const result = await answer(context, async () => {
-        const body = parseArguments(listCreateBodySchema, args, listBodyError);
-        const list = await context.lists.create(context.key, jsonInput(body), context.log);
+        const body = parseArguments(listCreateToolSchema, args, listBodyError);
+        const list = await context.lists.create(context.key, await createInput(body), context.log);
         freeRemaining = await context.lists.freeRemaining(context.key);
         context.announceFreeRemaining(freeRemaining);
         return list;
@@ -139,7 +163,8 @@ export function registerListTools(server: McpServer, context: ToolContext): void
           results.push({ ...entry.result, position: entry.position });
           last = entry.position;
         }
-        const next = results.length === limit && last + 1 < record.count ? String(last + 1) : null;
+        const rows = record.count + (record.layout.skipped ?? 0); // rows without an address have positions too
+        const next = results.length === limit && last + 1 < rows ? String(last + 1) : null;
         return {
           id: record.id,
           status: record.status,

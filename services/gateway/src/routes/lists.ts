@@ -56,6 +56,8 @@ export function listBodyError(error: z.ZodError): ApiError {
   if (issue?.code === 'too_big' && field === 'emails' && issue.path.length === 1) return tooManyAddresses();
   if (field === 'name') return invalidParameter('name', 'name must be a string of 1 to 200 characters.');
   if (field === 'callbackUrl') return invalidParameter('callbackUrl', 'callbackUrl must be an https:// URL of at most 2048 characters.');
+  if (field === 'column') return invalidParameter('column', 'column must be a header of the file or a column number counted from 1.');
+  if (field === 'csv') return invalidParameter('csv', 'csv must be the text of a CSV file.');
   if (issue?.code === 'unrecognized_keys')
     return new ApiError(
       'invalid_request',
@@ -92,6 +94,7 @@ const queryError = parameterError({
   format: 'format must be json or csv.',
   name: 'name must be a string of 1 to 200 characters.',
   callbackUrl: 'callbackUrl must be an https:// URL of at most 2048 characters.',
+  column: 'column must be a header of the file or a column number counted from 1.',
 });
 
 const idParams = validated(
@@ -102,8 +105,11 @@ const idParams = validated(
 /** The upload as fastify validates it per media type: the JSON object, or the CSV file as a stream (read by the handler). */
 const csvUpload = validated(
   csvStreamSchema(
-    'The file as it is: RFC 4180, UTF-8 with or without BOM, `,` or `;` separated; the address column is the one headed ' +
-      '`email`, `e-mail`, `mail` or `address` (any case), else the first. Other columns are kept and returned.',
+    "The file as it is: RFC 4180, `,`, `;` or tab separated; UTF-8 with or without BOM, UTF-16 with a BOM (Excel's " +
+      '"Unicode text"), else Windows-1252 for a file that is not UTF-8; a `charset` on the Content-Type wins. The address ' +
+      'column is `?column=`, else the one whose header names an address (`Email`, `E-mail Address`, `Work Email`, ' +
+      '`E-Mail-Adresse`, `Courriel`, ...), else the one whose cells look like addresses. Rows without an address are kept ' +
+      'in the CSV results and are no entries. Other columns are kept and returned.',
   ).meta({ examples: [LIST_UPLOAD_EXAMPLE] }),
   () => new ApiError('invalid_request', 'The CSV body could not be read.'),
 );
@@ -125,6 +131,12 @@ const NOT_METERED = 'Not metered: reading and cancelling lists cost nothing and 
 function hasBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/** The `charset` parameter of a Content-Type, if it has one. */
+export function charsetOf(contentType: string | undefined): string | undefined {
+  const match = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]+))/i.exec(contentType ?? '');
+  return match === null ? undefined : (match[1] ?? match[2]);
 }
 
 /** A body the JSON schema let through (other media types are refused before the handler). */
@@ -210,7 +222,7 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
         summary: 'Verify a list (bulk job)',
         description:
           `Takes 1 to ${MAX_LIST_ADDRESSES} addresses as JSON \`{ "emails": [...], "name"?, "callbackUrl"? }\` or as a CSV file ` +
-          '(`name` and `callbackUrl` then as query parameters), up to 16 MiB, and answers 202 with the list object at once. Poll ' +
+          '(`name`, `callbackUrl` and `column` then as query parameters), up to 16 MiB, and answers 202 with the list object at once. Poll ' +
           'the list, read its results as it goes, or give a `callbackUrl`: the service POSTs the list, signed, when it ends. ' +
           'Costs nothing now: each started 100 processed distinct addresses costs one batch ($0.15), drawing on the batch free ' +
           'allowance first. Duplicates are probed and billed once; greylisted addresses are retried for minutes before they settle.',
@@ -224,8 +236,9 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
           },
           {
             description:
-              'The body is not `{ "emails": [...] }` with 1 to 100000 strings or not readable CSV, or holds no address ' +
-              '(`invalid_request`); more than 100000 entries (`too_many_emails`); or `name`/`callbackUrl` is refused ' +
+              'The body is not `{ "emails": [...] }` with 1 to 100000 strings or not readable CSV (bytes that are not text or ' +
+              'not the encoding, named by line and byte in `details`), has no address column, or holds no address ' +
+              '(`invalid_request`); more than 100000 entries (`too_many_emails`); or `name`/`callbackUrl`/`column` is refused ' +
               '(`invalid_parameter`, `details.param` names it).',
             examples: LIST_CREATE_ERRORS,
           },
@@ -238,7 +251,7 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
       let input: NewListInput;
       if (request.body instanceof Readable) {
         lists.checkCallback(query.callbackUrl);
-        const upload = await readCsvUpload(request.body);
+        const upload = await readCsvUpload(request.body, { charset: charsetOf(request.headers['content-type']), column: query.column });
         input = { ...upload, name: query.name, callbackUrl: query.callbackUrl };
       } else {
         const [param] = Object.keys(query);

@@ -1,0 +1,105 @@
+/**
+ * The address column of real-shaped exports (docs/lists.md, "The address column"): the header
+ * rows of Outlook, Google Contacts, HubSpot, Mailchimp, Salesforce and others, headers in other
+ * languages, a `Contact` column taken only when it holds addresses, content when no header says,
+ * `?column=` by name and by index, and a file with no address column refused.
+ */
+import { describe, expect, it } from 'vitest';
+import { chooseColumn, headerKind, looksLikeAddress } from '../../src/lists/csv-columns.ts';
+
+/** A row of `width` cells with `address` in column `at` and names elsewhere. */
+const row = (width: number, at: number, address: string): string[] =>
+  Array.from({ length: width }, (_, i) => (i === at ? address : `cell ${i}`));
+
+const EXPORTS: Array<[source: string, header: string[], addressAt: number]> = [
+  [
+    'Outlook',
+    ['First Name', 'Last Name', 'Business Street', 'E-mail Address', 'E-mail Type', 'E-mail Display Name', 'E-mail 2 Address'],
+    3,
+  ],
+  ['Google Contacts', ['Name', 'Given Name', 'E-mail 1 - Type', 'E-mail 1 - Value', 'Phone 1 - Type', 'Phone 1 - Value'], 3],
+  ['Google Contacts (2024)', ['First Name', 'Last Name', 'Labels', 'E-mail 1 - Label', 'E-mail 1 - Value'], 4],
+  ['HubSpot', ['Record ID', 'First Name', 'Last Name', 'Email', 'Email Domain', 'Contact owner', 'Marketing contact status'], 3],
+  ['Mailchimp', ['Email Address', 'First Name', 'Last Name', 'Address', 'Phone Number', 'MEMBER_RATING', 'OPTIN_TIME'], 0],
+  ['Salesforce', ['FirstName', 'LastName', 'MailingStreet', 'MailingCity', 'Email', 'HasOptedOutOfEmail'], 4],
+  ['a CRM', ['Name', 'Company', 'Work Email', 'Personal email'], 2],
+  ['German Outlook', ['Vorname', 'Nachname', 'E-Mail-Adresse', 'E-Mail-Typ'], 2],
+  ['French', ['Nom', 'Prénom', 'Courriel'], 2],
+  ['Spanish', ['Nombre', 'Correo electrónico'], 1],
+  ['Turkish', ['Ad', 'Soyad', 'E-posta'], 2],
+  ['Dutch', ['Naam', 'Emailadres'], 1],
+  ['Swedish', ['Namn', 'E-post'], 1],
+  ['Finnish', ['Nimi', 'Sähköposti'], 1],
+  ['Italian', ['Nome', 'Indirizzo email'], 1],
+  ['Russian', ['Имя', 'Электронная почта'], 1],
+  ['Japanese', ['氏名', 'メールアドレス'], 1],
+  ['camelCase', ['userId', 'emailAddress'], 1],
+];
+
+describe('the address column', () => {
+  it.each(EXPORTS)('%s: by its header', (_source, header, addressAt) => {
+    const sample = Array.from({ length: 5 }, (_, i) => row(header.length, addressAt, `person${i}@example.com`));
+    expect(chooseColumn(header, sample)).toEqual({ index: addressAt, header: true });
+  });
+
+  it('knows headers that hold an address from those about one', () => {
+    for (const header of ['Email', 'E-Mail', 'e-mail 2 address', 'EMAIL_ADDRESS', 'Primary Email', 'Mail', 'E-Mail-Adresse', 'Correo'])
+      expect(headerKind(header), header).toBe('strong');
+    for (const header of ['Email Type', 'E-mail Display Name', 'Email Opt In', 'Email Domain', 'Voicemail', 'Mailing Street', 'Gmail ID'])
+      expect(headerKind(header), header).not.toBe('strong');
+    for (const header of ['Contact', 'Address', 'Recipient', 'Login']) expect(headerKind(header), header).toBe('maybe');
+  });
+
+  it('takes a `Contact` column only when its cells look like addresses', () => {
+    const header = ['Name', 'Company', 'Contact'];
+    const sample = [
+      ['Ann', 'Acme', 'ann@acme.example'],
+      ['Bob', 'Bolt', ''],
+      ['Cy', 'Cog', 'cy@cog.example'],
+    ];
+    expect(chooseColumn(header, sample)).toEqual({ index: 2, header: true });
+    expect(() => chooseColumn(header, [['Ann', 'Acme', '+49 30 1234']])).toThrow(/No column of this file holds e-mail addresses/);
+  });
+
+  it('prefers, of several address headers, the one with the addresses; of a postal `Address` and an e-mail column, the e-mail', () => {
+    const header = ['Email', 'Secondary Email'];
+    expect(
+      chooseColumn(header, [
+        ['', 'a@x.example'],
+        ['', 'b@x.example'],
+      ]),
+    ).toEqual({ index: 1, header: true });
+    expect(chooseColumn(['Name', 'Address', 'Reach me at'], [['Ann', '1 Main St', 'ann@x.example']])).toEqual({ index: 2, header: true });
+  });
+
+  it('finds the column by content without a header naming it, or without a header row', () => {
+    const sample = Array.from({ length: 20 }, (_, i) => [`Person ${i}`, `+1 555 01${i}`, i % 4 === 0 ? 'not given' : `p${i}@mail.example`]);
+    expect(chooseColumn(['Who', 'Phone', 'Reach'], sample)).toEqual({ index: 2, header: true });
+    expect(chooseColumn(['Ann', '+1 555', 'ann@mail.example'], sample)).toEqual({ index: 2, header: false });
+  });
+
+  it('takes `?column=` by header in any case or by 1-based index; refuses what names no column', () => {
+    const header = ['Name', 'Email', 'Backup'];
+    expect(chooseColumn(header, [], 'backup')).toEqual({ index: 2, header: true });
+    expect(chooseColumn(header, [], '3')).toEqual({ index: 2, header: true });
+    expect(chooseColumn(['a@x.example', 'b@x.example'], [], '2')).toEqual({ index: 1, header: false });
+    expect(() => chooseColumn(header, [], 'Phone')).toThrow(
+      /No column is headed "Phone". The header row has: 1 "Name", 2 "Email", 3 "Backup"/,
+    );
+    expect(() => chooseColumn(header, [], '4')).toThrow(/column 4 is out of range: this file has 3 columns/);
+    expect(() => chooseColumn(header, [], '0')).toThrow(/out of range/);
+  });
+
+  it('refuses a file with no address column, saying what its header has', () => {
+    expect(() => chooseColumn(['Name', 'Phone'], [['Ann', '123']])).toThrow(
+      /No column of this file holds e-mail addresses: no header names one \(the header row has: 1 "Name", 2 "Phone"\)/,
+    );
+  });
+
+  it('judges cells as addresses without rejecting the misspelled ones a list is cleaned of', () => {
+    for (const cell of ['ann@example.com', ' Bob.Lee+news@mail.example.org ', 'typo@gmial.con'])
+      expect(looksLikeAddress(cell), cell).toBe(true);
+    for (const cell of ['Ann <ann@example.com>', 'ann at example.com', '@example.com', 'ann@', 'a@b', 'a@b.c, d@e.f'])
+      expect(looksLikeAddress(cell), cell).toBe(false);
+  });
+});
