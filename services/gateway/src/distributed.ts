@@ -5,7 +5,7 @@ import { BullTransport } from '@svc/jobs/bullmq';
 import { createRedis } from '@svc/jobs/redis';
 import { BullListQueue } from '@svc/lists/bullmq';
 import { RedisListStore } from '@svc/lists/redis';
-import { createGatewayMetrics, createLogger, createRegistry, rateLimitedLog } from '@svc/telemetry';
+import { createGatewayMetrics, createLogger, createRegistry, errorLog } from '@svc/telemetry';
 import { buildGateway, type GatewayApp } from './app.ts';
 import { RedisCancellationRelay } from './mcp/cancellation-relay.ts';
 import { serve } from './server.ts';
@@ -25,13 +25,13 @@ export async function buildDistributedGateway(config: Config): Promise<Distribut
   if (url === undefined) throw new Error('REDIS_URL is required for the distributed gateway; `npm start` without it runs embedded mode.');
   const registry = createRegistry({ service: 'gateway' });
   const logger = createLogger(config.LOG_LEVEL, 'gateway');
-  const redis = createRedis(url, 'request', 'gateway-store', rateLimitedLog(logger));
+  const redis = createRedis(url, 'request', 'gateway-store', errorLog(logger));
   const transport = await BullTransport.create({ url, redisPrefix: config.REDIS_PREFIX, kinds: [QR_JOB, VERIFY_JOB], logger });
   const keys = new RedisKeyStore(redis, config.REDIS_PREFIX);
-  const listQueue = new BullListQueue(redis, config.REDIS_PREFIX);
+  const listQueue = new BullListQueue(redis, config.REDIS_PREFIX, logger);
   const relay = new RedisCancellationRelay(
     redis,
-    createRedis(url, 'blocking', 'gateway-tool-cancellations', rateLimitedLog(logger)),
+    createRedis(url, 'blocking', 'gateway-tool-cancellations', errorLog(logger)),
     config.REDIS_PREFIX,
   );
   const gateway = await buildGateway({
