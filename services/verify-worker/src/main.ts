@@ -1,6 +1,6 @@
 /** The distributed verify worker: runs `verify` jobs and list work (`verify-list`) from BullMQ. */
 import { loadConfig } from '@svc/config';
-import { createRedis } from '@svc/jobs/redis';
+import { queueConnection } from '@svc/jobs/bullmq';
 import { exitOnSignals } from '@svc/jobs';
 import { runWorkerProcess } from '@svc/jobs/worker';
 import { createLogger, createRegistry, errorKind, errorLog } from '@svc/telemetry';
@@ -13,16 +13,20 @@ const config = loadConfig();
 const logger = createLogger(config.LOG_LEVEL, 'verify-worker');
 const registry = createRegistry({ service: 'verify-worker' });
 const redisUrl = config.REDIS_URL ?? 'redis://127.0.0.1:6379';
-// One error log for the process: every Redis error path below writes at most once per kind per 10 s.
-const errors = errorLog(logger);
-const cacheRedis = createRedis(redisUrl, 'request', 'verify-cache', errors);
+const cacheRedis = queueConnection(redisUrl, 'request', 'verify-cache', logger);
 // Sessions per mail server counted across every worker of the deployment, batches first.
 const limiter = new RedisHostLimiter({
   redis: cacheRedis,
   prefix: config.REDIS_PREFIX,
   perHost: config.VERIFY_MAX_CONNECTIONS_PER_HOST,
+  // Through the process's error log: during an outage every session falls back, and each said so.
   onFallback: (error) =>
-    errors('warn', `host-limiter:${errorKind(error)}`, { err: error }, 'session slots unreachable in Redis; counting in this process'),
+    errorLog(logger)(
+      'warn',
+      `host-limiter:${errorKind(error)}`,
+      { err: error },
+      'session slots unreachable in Redis; counting in this process',
+    ),
 });
 // A list's end is handed to the callbacks queue; this process also delivers from it, signed with
 // each key's webhook secret, retried for 24 h.

@@ -29,16 +29,33 @@ interface ErrorSource {
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
+/**
+ * An error of the connection itself (reset, refused, timed out): BullMQ hands the connection's
+ * errors on to the queue or worker on it, and an outage hits every connection of the process at
+ * once, so these are one kind per code for the whole process, whoever reports them.
+ */
+const isConnectionError = (error: unknown): boolean => error instanceof Error && 'syscall' in error;
+
+const kindOf = (component: string, error: unknown): string =>
+  isConnectionError(error) ? `redis:${errorKind(error)}` : `${component}:${errorKind(error)}`;
+
 /** Writes a component's `error` events to the error log, one kind per component and error code. */
 export function watchErrors(source: ErrorSource, log: RateLimitedLog, component: string, fields: Record<string, unknown> = {}): void {
-  source.on('error', (error: Error) =>
-    log('error', `${component}:${errorKind(error)}`, { ...fields, component, err: error }, `${component} error`),
-  );
+  source.on('error', (error: Error) => log('error', kindOf(component, error), { ...fields, component, err: error }, `${component} error`));
 }
 
-/** A Redis connection whose errors go to the error log under its name. */
+/**
+ * The error log of the process's Redis connections: keyed by what went wrong, not by which
+ * connection (the line names the connection that reported first; the count covers them all).
+ */
+export function connectionErrorLog(logger: Logger | undefined): RateLimitedLog {
+  const log = queueErrorLog(logger);
+  return (level, _kind, fields, message) => log(level, kindOf('redis', fields.err), fields, message);
+}
+
+/** A Redis connection whose errors go to the process's connection error log. */
 export const queueConnection = (url: string, role: RedisRole, name: string, logger?: Logger): Redis =>
-  createRedis(url, role, name, queueErrorLog(logger));
+  createRedis(url, role, name, connectionErrorLog(logger));
 
 /** Quits `connections` within the close budget, then drops them whatever Redis said. */
 export async function closeConnections(connections: readonly Redis[]): Promise<void> {
