@@ -67,7 +67,11 @@ export async function buildEmbedded(
     options.dispatcher ??
     new InProcessCallbackDispatcher({ secrets: sharedSecret(webhookSecret), allowPrivate: config.LIST_ALLOW_PRIVATE_CALLBACKS, logger });
   const processor = createListProcessor({ config, store, queue, meter, limiter: limiter.for('list'), registry, logger, dispatcher });
-  queue.start(processor.handle, (job, error) => void processor.failJob(job, error).catch(() => undefined));
+  queue.start(processor.handle, (job, error) =>
+    processor
+      .failJob(job, error)
+      .catch((failure: unknown) => logger.error({ err: failure, listId: job.listId }, 'a failed list job could not be recorded')),
+  );
   const stopJanitor = processor.startJanitor(JANITOR_INTERVAL_MS);
 
   const gateway = await buildGateway({

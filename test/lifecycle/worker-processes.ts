@@ -1,6 +1,7 @@
 /**
  * Real worker processes for lifecycle tests: `services/<name>/src/main.ts` started with `node`
- * in its own process group, its pino log lines parsed as they arrive.
+ * in its own process group, its pino log lines parsed as they arrive. A variable given as
+ * undefined is left unset (the metrics port is 0 on loopback unless a test unsets it).
  */
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +27,11 @@ export interface WorkerProcess {
 
 export type WorkerService = 'qr-worker' | 'verify-worker';
 
-export async function startWorkerProcess(service: WorkerService, name: string, env: Record<string, string>): Promise<WorkerProcess> {
+export async function startWorkerProcess(
+  service: WorkerService,
+  name: string,
+  env: Record<string, string | undefined>,
+): Promise<WorkerProcess> {
   const script = fileURLToPath(new URL(`../../services/${service}/src/main.ts`, import.meta.url));
   const child = spawnNode(script, { env: childEnv({ WORKER_METRICS_PORT: '0', WORKER_METRICS_HOST: '127.0.0.1', ...env }) });
   const lines: LogLine[] = [];

@@ -1,11 +1,10 @@
 /** The distributed gateway: jobs over BullMQ, keys, meters and rate limits in Redis. */
 import type { Config } from '@svc/config';
 import { QR_JOB, VERIFY_JOB } from '@svc/contracts';
-import { BullTransport } from '@svc/jobs/bullmq';
-import { createRedis } from '@svc/jobs/redis';
+import { BullTransport, queueConnection } from '@svc/jobs/bullmq';
 import { BullListQueue } from '@svc/lists/bullmq';
 import { RedisListStore } from '@svc/lists/redis';
-import { createGatewayMetrics, createLogger, createRegistry, rateLimitedLog } from '@svc/telemetry';
+import { createGatewayMetrics, createLogger, createRegistry } from '@svc/telemetry';
 import { buildGateway, type GatewayApp } from './app.ts';
 import { RedisCancellationRelay } from './mcp/cancellation-relay.ts';
 import { serve } from './server.ts';
@@ -25,13 +24,13 @@ export async function buildDistributedGateway(config: Config): Promise<Distribut
   if (url === undefined) throw new Error('REDIS_URL is required for the distributed gateway; `npm start` without it runs embedded mode.');
   const registry = createRegistry({ service: 'gateway' });
   const logger = createLogger(config.LOG_LEVEL, 'gateway');
-  const redis = createRedis(url, 'request', 'gateway-store', rateLimitedLog(logger));
+  const redis = queueConnection(url, 'request', 'gateway-store', logger);
   const transport = await BullTransport.create({ url, redisPrefix: config.REDIS_PREFIX, kinds: [QR_JOB, VERIFY_JOB], logger });
   const keys = new RedisKeyStore(redis, config.REDIS_PREFIX);
-  const listQueue = new BullListQueue(redis, config.REDIS_PREFIX);
+  const listQueue = new BullListQueue(redis, config.REDIS_PREFIX, logger);
   const relay = new RedisCancellationRelay(
     redis,
-    createRedis(url, 'blocking', 'gateway-tool-cancellations', rateLimitedLog(logger)),
+    queueConnection(url, 'blocking', 'gateway-tool-cancellations', logger),
     config.REDIS_PREFIX,
   );
   const gateway = await buildGateway({

@@ -8,6 +8,7 @@ import { qrJobHandler } from './index.ts';
 const config = loadConfig();
 const logger = createLogger(config.LOG_LEVEL, 'qr-worker');
 const worker = await runWorkerProcess({
+  service: 'qr-worker',
   config,
   handlers: [qrJobHandler],
   concurrency: config.QR_WORKER_CONCURRENCY,

@@ -48,7 +48,8 @@ export const envSchema = z.object({
   /** Workers: how many jobs one process runs at once, and where its /metrics and /healthz listen. */
   QR_WORKER_CONCURRENCY: int(1, 1000).default(8),
   VERIFY_WORKER_CONCURRENCY: int(1, 1000).default(4),
-  WORKER_METRICS_PORT: int(0, 65535).default(9100),
+  /** Unset: the worker's own default (DEFAULT_WORKER_METRICS_PORTS), so that both kinds run on one host. */
+  WORKER_METRICS_PORT: int(0, 65535).optional(),
   WORKER_METRICS_HOST: z.string().min(1).default('0.0.0.0'),
 
   VERIFY_DNS_SERVERS: csv.pipe(z.array(hostPort)).optional(),
@@ -102,6 +103,17 @@ export const envSchema = z.object({
 });
 
 export type Env = z.infer<typeof envSchema>;
+
+export type WorkerService = 'verify-worker' | 'qr-worker';
+
+/**
+ * Each kind of worker has a metrics port of its own, so that a qr-worker and a verify-worker
+ * started on one host without settings both run (one port for both was EADDRINUSE at start).
+ */
+export const DEFAULT_WORKER_METRICS_PORTS: Readonly<Record<WorkerService, number>> = { 'verify-worker': 9100, 'qr-worker': 9101 };
+
+export const workerMetricsPort = (config: Pick<Env, 'WORKER_METRICS_PORT'>, service: WorkerService): number =>
+  config.WORKER_METRICS_PORT ?? DEFAULT_WORKER_METRICS_PORTS[service];
 
 export interface Config extends Env {
   mode: 'embedded' | 'distributed';

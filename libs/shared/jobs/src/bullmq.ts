@@ -10,11 +10,18 @@
  * still queued.
  */
 import { randomUUID } from 'node:crypto';
-import { Queue, QueueEvents, UnrecoverableError, Worker, type Job } from 'bullmq';
-
-export type { Worker };
-import { rateLimitedLog, type Logger, type RateLimitedLog } from '@svc/telemetry';
-import { createRedis, waitForRedis, type Redis } from './redis.ts';
+import { UnrecoverableError, type Job, type Queue, type QueueEvents, type Worker } from 'bullmq';
+import type { Logger } from '@svc/telemetry';
+import {
+  CLOSE_TIMEOUT_MS,
+  closeConnections,
+  openQueue,
+  openQueueEvents,
+  queueConnection,
+  startWorker,
+  type DurableQueue,
+} from './durable-queue.ts';
+import { waitForRedis, type Redis } from './redis.ts';
 import { lockTimingFor } from './takeover.ts';
 import {
   awaitJob,
@@ -30,13 +37,16 @@ import { withTimeout } from './timeout.ts';
 
 /** How long an enqueue may take before the request gives up with 503. */
 const ENQUEUE_TIMEOUT_MS = 2_000;
+/** How long the answer to a request past its deadline may wait to learn whether its job was taken. */
+const WITHDRAW_TIMEOUT_MS = 1_000;
 /** How long `create` waits for the request connection once the events connection is up. */
 const CONNECT_TIMEOUT_MS = 10_000;
-const CLOSE_TIMEOUT_MS = 2_000;
 /** A job crashing its worker (a poison job) is retried this often, then failed. */
 const MAX_STALLED_COUNT = 2;
 
-export const bullPrefix = (redisPrefix: string): string => `${redisPrefix}:bull`;
+export type { Job, Worker };
+export * from './durable-queue.ts';
+export * from './retry.ts';
 
 interface Waiter {
   resolve: (value: unknown) => void;
@@ -45,10 +55,12 @@ interface Waiter {
 
 class QueueChannel {
   readonly waiters = new Map<string, Waiter>();
+  readonly queue: Queue;
   constructor(
-    readonly queue: Queue,
+    readonly producer: DurableQueue,
     readonly events: QueueEvents,
   ) {
+    this.queue = producer.queue;
     events.on('completed', ({ jobId, returnvalue }) => this.settle(jobId, (w) => w.resolve(returnvalue)));
     events.on('failed', ({ jobId, failedReason }) => this.settle(jobId, (w) => w.reject(new Error(failedReason))));
   }
@@ -66,14 +78,8 @@ export interface BullTransportOptions {
   redisPrefix: string;
   /** The kinds this gateway submits (only their queue names matter here). */
   kinds: ReadonlyArray<Pick<JobKind<unknown, unknown>, 'name'>>;
-  /** Where Redis and queue errors go (rate-limited); silent without. */
+  /** Where Redis and queue errors go (rate-limited); the queue layer's own logger without. */
   logger?: Logger;
-}
-
-/** Errors of a component that may repeat for the length of an outage: logged once per minute and kind. */
-export function reportErrors(report: RateLimitedLog | undefined, component: string, fields: Record<string, unknown> = {}) {
-  return (error: Error & { code?: string }): void =>
-    report?.('error', `${component}:${error.code ?? error.message}`, { ...fields, component, err: error }, `${component} error`);
 }
 
 export class BullTransport implements JobTransport {
@@ -87,18 +93,14 @@ export class BullTransport implements JobTransport {
 
   /** Connects and starts QueueEvents for every kind; resolves once they listen (before the first add). */
   static async create(options: BullTransportOptions): Promise<BullTransport> {
-    const report = options.logger === undefined ? undefined : rateLimitedLog(options.logger);
-    const client = createRedis(options.url, 'request', 'gateway', report);
-    const eventsClient = createRedis(options.url, 'blocking', 'gateway-events', report);
-    const prefix = bullPrefix(options.redisPrefix);
+    const { logger, redisPrefix } = options;
+    const client = queueConnection(options.url, 'request', 'gateway', logger);
+    const eventsClient = queueConnection(options.url, 'blocking', 'gateway-events', logger);
     const channels = new Map<string, QueueChannel>();
     for (const kind of options.kinds) {
-      const queue = new Queue(kind.name, { connection: client, prefix });
-      queue.on('error', reportErrors(report, 'queue', { queue: kind.name }));
-      // QueueEvents duplicates the connection it is given (it blocks on XREAD).
-      const events = new QueueEvents(kind.name, { connection: eventsClient, prefix, autorun: true });
-      events.on('error', reportErrors(report, 'queue-events', { queue: kind.name }));
-      channels.set(kind.name, new QueueChannel(queue, events));
+      const producer = openQueue(kind.name, { connection: client, redisPrefix, ...(logger === undefined ? {} : { logger }) });
+      const events = openQueueEvents(kind.name, { connection: eventsClient, redisPrefix, ...(logger === undefined ? {} : { logger }) });
+      channels.set(kind.name, new QueueChannel(producer, events));
     }
     const transport = new BullTransport(client, eventsClient, channels);
     // Ready means both connections are: the events to hear completions, the request client to
@@ -132,14 +134,26 @@ export class BullTransport implements JobTransport {
     }
     const answer = settled.then((raw) => kind.result.parse(typeof raw === 'string' ? JSON.parse(raw) : raw));
     try {
-      // Nobody waits for it any more: a job still queued is removed, payload and all (a running
-      // one is locked, so this is a no-op, and it is removed when it ends).
-      return await awaitJob(answer, envelope.deadlineAt, options.requestId, options.callerGone, () => {
-        if (channel.waiters.has(jobId)) void channel.queue.remove(jobId).catch(() => undefined);
+      return await awaitJob(answer, {
+        deadlineAt: envelope.deadlineAt,
+        requestId: options.requestId,
+        kind: kind.name,
+        callerGone: options.callerGone,
+        withdraw: () => this.withdraw(channel, jobId),
       });
     } finally {
       channel.waiters.delete(jobId);
     }
+  }
+
+  /**
+   * Nobody waits for the job any more: a job still queued is removed, payload and all, and that
+   * tells that no worker took it (a job a worker holds is locked: BullMQ leaves it, and it is
+   * removed when it ends). Bounded, so that a frozen Redis cannot hold the answer past its deadline.
+   */
+  private async withdraw(channel: QueueChannel, jobId: string): Promise<boolean> {
+    if (!channel.waiters.has(jobId)) return false;
+    return (await withTimeout(channel.queue.remove(jobId), WITHDRAW_TIMEOUT_MS)) === 1;
   }
 
   async isReady(): Promise<boolean> {
@@ -169,11 +183,12 @@ export class BullTransport implements JobTransport {
       for (const waiter of channel.waiters.values()) waiter.reject(unavailableError());
       channel.waiters.clear();
     }
-    const steps = [...this.channels.values()].flatMap((channel) => [channel.events.close(), channel.queue.close()]);
-    await Promise.allSettled(steps.map((step) => withTimeout(step, CLOSE_TIMEOUT_MS)));
-    await Promise.allSettled([this.client, this.eventsClient].map((client) => withTimeout(client.quit(), CLOSE_TIMEOUT_MS)));
-    this.client.disconnect();
-    this.eventsClient.disconnect();
+    const channels = [...this.channels.values()];
+    await Promise.allSettled([
+      ...channels.map((channel) => withTimeout(channel.events.close(), CLOSE_TIMEOUT_MS)),
+      ...channels.map((channel) => channel.producer.close()),
+    ]);
+    await closeConnections([this.client, this.eventsClient]);
   }
 }
 
@@ -208,12 +223,8 @@ function expiredReason(job: Pick<Job, 'attemptsStarted' | 'stalledCounter'>): st
 export function startBullWorker(handler: RegisteredHandler, options: BullWorkerOptions): Worker {
   const queue = handler.kind.name;
   const log = options.logger?.child({ queue });
-  const report = options.logger === undefined ? undefined : rateLimitedLog(options.logger);
-  // BullMQ duplicates this client for its blocking reads; both ride out Redis restarts.
-  const connection = createRedis(options.url, 'blocking', `worker-${queue}`, report);
   const timing = lockTimingFor(queue, options.takeoverMs);
-  const worker = new Worker<JobEnvelope<unknown>>(
-    queue,
+  const worker = startWorker<JobEnvelope<unknown>, unknown>(
     async (job: Job<JobEnvelope<unknown>>) => {
       const started = performance.now();
       const envelope = job.data;
@@ -234,23 +245,23 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
       }
     },
     {
-      connection,
-      prefix: bullPrefix(options.redisPrefix),
+      queue,
+      url: options.url,
+      redisPrefix: options.redisPrefix,
       concurrency: options.concurrency,
-      lockDuration: timing.lockDurationMs,
-      stalledInterval: timing.stalledIntervalMs,
+      lockDurationMs: timing.lockDurationMs,
+      stalledIntervalMs: timing.stalledIntervalMs,
       maxStalledCount: MAX_STALLED_COUNT,
       // Whatever the job options say: nothing of a job stays in Redis once it ended.
-      removeOnComplete: { count: 0 },
-      removeOnFail: { count: 0 },
+      removeOnComplete: true,
+      removeOnFail: true,
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
     },
   );
-  worker.on('error', reportErrors(report, 'worker', { queue }));
   worker.on('failed', (job, error) => {
     log?.warn({ jobId: job?.id, requestId: job?.data.requestId, attempt: job?.attemptsStarted, reason: error.message }, 'job failed');
   });
   // Its worker stopped renewing the lock (crashed, or an event loop blocked for half a lock duration).
   worker.on('stalled', (jobId) => log?.warn({ jobId, movedTo: 'wait' }, 'job stalled'));
-  worker.on('closed', () => void connection.quit().catch(() => undefined));
   return worker;
 }

@@ -48,7 +48,13 @@ export class InProcessTransport implements JobTransport {
     this.inFlight.add(work);
     void work.catch(() => undefined).finally(() => this.inFlight.delete(work));
 
-    return awaitJob(work, envelope.deadlineAt, options.requestId, options.callerGone);
+    // Taken at once, always: a job here never waits for a worker, so its deadline is the generic one.
+    return awaitJob(work, {
+      deadlineAt: envelope.deadlineAt,
+      requestId: options.requestId,
+      kind: kind.name,
+      callerGone: options.callerGone,
+    });
   }
 
   isReady(): Promise<boolean> {

@@ -2,6 +2,10 @@ import { ApiError } from '@svc/contracts';
 
 export const deadlineError = (): ApiError => new ApiError('timeout', 'The job did not finish within the request deadline.');
 
+/** The deadline passed with the job still queued: no worker of its kind is running, or all were busy. */
+export const notTakenError = (kind: string): ApiError =>
+  new ApiError('timeout', `No ${kind} worker took this job before the request deadline: none is running, or all were busy.`);
+
 export const unavailableError = (cause?: unknown): ApiError =>
   new ApiError('service_unavailable', 'The job backend cannot take this job right now; try again shortly.', {
     headers: { 'Retry-After': '5' },

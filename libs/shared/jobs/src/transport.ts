@@ -5,7 +5,7 @@
  */
 import { ApiError, type JobKind } from '@svc/contracts';
 import { deadlineSignal } from './deadline-signal.ts';
-import { CallerGoneError, deadlineError, jobFailedError } from './transport-errors.ts';
+import { CallerGoneError, deadlineError, jobFailedError, notTakenError } from './transport-errors.ts';
 
 export type { JobKind };
 
@@ -151,19 +151,27 @@ export function whenAborted(signal: AbortSignal | undefined, error: () => Error)
   return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
 }
 
+export interface WaitOptions {
+  deadlineAt: number;
+  requestId: string;
+  /** The job's kind, named in the answer when no worker of that kind took the job. */
+  kind: string;
+  callerGone?: AbortSignal;
+  /**
+   * Runs once when the wait ends without the job's answer (deadline or caller gone): takes the
+   * job back if no worker has taken it yet, and resolves whether it did (bounded by its owner).
+   */
+  withdraw?: () => Promise<boolean>;
+}
+
 /**
  * How both transports wait for a submitted job: its `outcome`, or `timeout` at the deadline (also
- * for an answer that came too late, or a handler that gave up at the deadline), CallerGoneError
- * once `callerGone` aborts, `internal_error` when the job failed. `onAbandoned` runs when the
- * wait ends without the job's answer (deadline or caller gone).
+ * for an answer that came too late, or a handler that gave up at the deadline; saying so when no
+ * worker took the job at all), CallerGoneError once `callerGone` aborts, `internal_error` when
+ * the job failed.
  */
-export async function awaitJob<R>(
-  outcome: Promise<R>,
-  deadlineAt: number,
-  requestId: string,
-  callerGone?: AbortSignal,
-  onAbandoned?: () => void,
-): Promise<R> {
+export async function awaitJob<R>(outcome: Promise<R>, options: WaitOptions): Promise<R> {
+  const { deadlineAt, requestId, callerGone, withdraw } = options;
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(deadlineError()), Math.max(0, deadlineAt - Date.now()));
@@ -174,10 +182,15 @@ export async function awaitJob<R>(
     if (Date.now() >= deadlineAt) throw deadlineError();
     return result;
   } catch (error) {
-    if (error instanceof ApiError || error instanceof CallerGoneError) {
-      onAbandoned?.();
+    if (error instanceof CallerGoneError) {
+      void withdraw?.().catch(() => false);
       throw error;
     }
+    if (error instanceof ApiError && error.code === 'timeout') {
+      const untaken = (await withdraw?.().catch(() => false)) === true;
+      throw untaken ? notTakenError(options.kind) : error;
+    }
+    if (error instanceof ApiError) throw error;
     if (Date.now() >= deadlineAt) throw deadlineError();
     throw jobFailedError(requestId, error);
   } finally {

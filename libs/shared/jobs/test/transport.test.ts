@@ -63,6 +63,8 @@ function sharedContract(name: string, make: () => Promise<{ transport: JobTransp
       const started = Date.now();
       const error = await rejection(submit(transport, { value: 'slow', delayMs: 3_000 }, 400));
       expect(error.code).toBe('timeout');
+      // A worker took it: the generic deadline message, not the one for a job nobody took.
+      expect(error.message).toBe('The job did not finish within the request deadline.');
       expect(Date.now() - started).toBeGreaterThanOrEqual(390);
       expect(Date.now() - started).toBeLessThan(1_500);
     });
@@ -125,12 +127,15 @@ sharedContract('bullmq', async () => {
 describe('bullmq: failure behaviour', () => {
   const url = () => testRedisUrl();
 
-  it('with no worker, the request answers timeout at its deadline and its job leaves the queue, payload and all', async () => {
+  it('with no worker, the request answers timeout at its deadline saying no worker took it, and its job leaves the queue, payload and all', async () => {
     const prefix = uniquePrefix('noworker');
     const transport = await BullTransport.create({ url: url(), redisPrefix: prefix, kinds: [ECHO_JOB] });
     try {
+      const started = Date.now();
       const error = await rejection(submit(transport, { value: 'nobody' }, 500));
       expect(error.code).toBe('timeout');
+      expect(error.message).toBe('No echo worker took this job before the request deadline: none is running, or all were busy.');
+      expect(Date.now() - started).toBeLessThan(1_500);
       const queue = transport.queues()[0]!;
       await expect.poll(async () => (await queue.getJobCounts('waiting', 'active', 'failed')).waiting, { timeout: 5_000 }).toBe(0);
       const redis = createRedis(url(), 'blocking');

@@ -3,13 +3,15 @@
  * queues). BullMQ gives what a list's work needs to survive any process: jobs kept in Redis,
  * priorities, delayed jobs for retries, and a lock per running job whose expiry hands the job of
  * a crashed worker to another one. The job handler is idempotent (see the store), so a job run
- * twice records nothing twice.
+ * twice records nothing twice. Connections, errors, retries and close are the durable-queue
+ * layer's (`@svc/jobs/bullmq`).
  */
-import { Queue, Worker, type Job } from 'bullmq';
-import { bullPrefix } from '@svc/jobs/bullmq';
-import { createRedis, type Redis } from '@svc/jobs/redis';
+import { openQueue, retryJobOptions, startWorker, type DurableQueue, type Job, type Worker } from '@svc/jobs/bullmq';
+import type { Redis } from '@svc/jobs/redis';
+import type { Logger } from '@svc/telemetry';
 import {
   LIST_QUEUE,
+  LIST_RETRY,
   listJobId,
   listJobPriority,
   listJobSchema,
@@ -19,25 +21,23 @@ import {
   type QueuedListJob,
 } from './queue.ts';
 
-const ATTEMPTS = 8;
 const JOB_OPTIONS = {
-  attempts: ATTEMPTS,
-  backoff: { type: 'exponential', delay: 2_000 },
+  ...retryJobOptions(LIST_RETRY),
   removeOnComplete: true,
   removeOnFail: { age: 7 * 86_400 },
 } as const;
 
 export class BullListQueue implements ListQueue {
-  private readonly queue: Queue;
+  private readonly producer: DurableQueue;
 
-  constructor(connection: Redis, redisPrefix: string) {
-    this.queue = new Queue(LIST_QUEUE, { connection, prefix: bullPrefix(redisPrefix) });
-    this.queue.on('error', () => undefined);
+  /** On a connection it is given (closed by its owner). */
+  constructor(connection: Redis, redisPrefix: string, logger?: Logger) {
+    this.producer = openQueue(LIST_QUEUE, { connection, redisPrefix, ...(logger === undefined ? {} : { logger }) });
   }
 
   async add(jobs: QueuedListJob[]): Promise<void> {
     for (let start = 0; start < jobs.length; start += 500) {
-      await this.queue.addBulk(
+      await this.producer.queue.addBulk(
         jobs.slice(start, start + 500).map(({ job, delayMs }) => ({
           name: job.kind,
           data: job,
@@ -53,7 +53,7 @@ export class BullListQueue implements ListQueue {
   }
 
   close(): Promise<void> {
-    return this.queue.close();
+    return this.producer.close();
   }
 }
 
@@ -63,36 +63,34 @@ export interface ListWorkerOptions {
   concurrency: number;
   /** A job's lock: a crashed worker's job is taken up by another one after it lapses. */
   lockDurationMs?: number;
-  /** A job that kept failing (every attempt, or stalled too often). */
-  onFailed: (job: ListJob, error: Error) => void;
+  /** A job that will not run again (every attempt failed, or it stalled too often). */
+  onFailed: (job: ListJob, error: Error) => Promise<void> | void;
+  logger?: Logger;
 }
 
 /** Consumes `verify-list` jobs with `processor`. */
 export function startListWorker(processor: ListJobProcessor, options: ListWorkerOptions): Worker {
-  const connection = createRedis(options.url, 'blocking', 'worker-lists');
   const lockDuration = options.lockDurationMs ?? 10_000;
-  const worker = new Worker(
-    LIST_QUEUE,
+  return startWorker(
     async (job: Job, _token?: string, signal?: AbortSignal) =>
       processor(listJobSchema.parse(job.data), signal ?? new AbortController().signal),
     {
-      connection,
-      prefix: bullPrefix(options.redisPrefix),
+      queue: LIST_QUEUE,
+      url: options.url,
+      redisPrefix: options.redisPrefix,
       concurrency: options.concurrency,
-      lockDuration,
-      stalledInterval: Math.max(500, Math.floor(lockDuration / 2)),
+      lockDurationMs: lockDuration,
+      stalledIntervalMs: Math.max(500, Math.floor(lockDuration / 2)),
       // A job is idempotent, so taking one up again after crashes is safe; only a job that
       // crashes every worker it meets is given up.
       maxStalledCount: 5,
+      retry: LIST_RETRY,
+      connectionName: 'worker-lists',
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      onFinalFailure: async (job, error) => {
+        const parsed = listJobSchema.safeParse(job.data);
+        if (parsed.success) await options.onFailed(parsed.data, error);
+      },
     },
   );
-  worker.on('error', () => undefined);
-  worker.on('failed', (job, error) => {
-    if (job === undefined) return;
-    const parsed = listJobSchema.safeParse(job.data);
-    const finalAttempt = job.attemptsMade >= (job.opts.attempts ?? 1) || /stalled/i.test(error.message);
-    if (parsed.success && finalAttempt) options.onFailed(parsed.data, error);
-  });
-  worker.on('closed', () => void connection.quit().catch(() => undefined));
-  return worker;
 }

@@ -8,6 +8,7 @@
  * big list holding them all. Due retries and ends go first.
  */
 import { z } from 'zod';
+import { exponentialRetry, nextRetryDelay, type RetryPolicy } from '@svc/jobs/retry';
 
 export const listJobSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('chunk'), listId: z.string(), chunk: z.number().int().min(0) }),
@@ -40,6 +41,13 @@ export function listJobPriority(job: ListJob): number {
 export const chunkJobs = (listId: string, workChunks: number): QueuedListJob[] =>
   Array.from({ length: workChunks }, (_, chunk) => ({ job: { kind: 'chunk', listId, chunk } }));
 
+/**
+ * Retries of a list job that throws (Redis gone, a bug): 2 s, 4 s... 128 s, eight attempts in
+ * about four minutes, in both queues. Temporary answers of mail servers are not failures: the
+ * processor schedules their retries itself (LIST_RETRY_DELAYS_S).
+ */
+export const LIST_RETRY: RetryPolicy = exponentialRetry(8, 2_000);
+
 export interface ListQueue {
   add(jobs: QueuedListJob[]): Promise<void>;
   close(): Promise<void>;
@@ -49,8 +57,8 @@ export type ListJobProcessor = (job: ListJob, signal: AbortSignal) => Promise<vo
 
 export interface MemoryListQueueOptions {
   concurrency: number;
-  /** Attempts of a job that throws before `onFailed` (waits 1 s, 2 s, 4 s... between). */
-  attempts?: number;
+  /** Retries of a job that throws before `onFailed`; default LIST_RETRY, as the BullMQ queue. */
+  retry?: RetryPolicy;
 }
 
 interface Waiting {
@@ -72,12 +80,12 @@ export class MemoryListQueue implements ListQueue {
   private readonly shutdown = new AbortController();
   private processor: ListJobProcessor | undefined;
   private order = 0;
-  private onFailed: ((job: ListJob, error: unknown) => void) | undefined;
+  private onFailed: ((job: ListJob, error: unknown) => unknown) | undefined;
 
   constructor(private readonly options: MemoryListQueueOptions) {}
 
   /** Starts running jobs (jobs added before wait for this); `onFailed` hears of jobs given up. */
-  start(processor: ListJobProcessor, onFailed?: (job: ListJob, error: unknown) => void): void {
+  start(processor: ListJobProcessor, onFailed?: (job: ListJob, error: unknown) => unknown): void {
     this.processor = processor;
     this.onFailed = onFailed;
     this.pump();
@@ -128,12 +136,13 @@ export class MemoryListQueue implements ListQueue {
       this.known.delete(id);
     } catch (error) {
       if (this.shutdown.signal.aborted) return;
-      if (waiting.attempt >= (this.options.attempts ?? 5)) {
+      const delayMs = nextRetryDelay(this.options.retry ?? LIST_RETRY, waiting.attempt, error);
+      if (delayMs === undefined) {
         this.known.delete(id);
         this.onFailed?.(waiting.job, error);
         return;
       }
-      this.later(() => this.enqueue(waiting.job, waiting.attempt + 1), 1_000 * 2 ** (waiting.attempt - 1));
+      this.later(() => this.enqueue(waiting.job, waiting.attempt + 1), delayMs);
     }
   }
 

@@ -1,2 +1,3 @@
 export * from './logger.ts';
+export * from './error-log.ts';
 export * from './metrics.ts';

@@ -199,27 +199,4 @@ export function createLogger(level: string, name: string, destination?: Destinat
   return destination === undefined ? pino(loggerOptions(level, name)) : pino(loggerOptions(level, name), destination);
 }
 
-type LogLevel = 'warn' | 'error';
-
-/**
- * Logs a recurring failure (Redis down, a queue that cannot reach it) once per `intervalMs` and
- * kind, with how many were left out since, so that an outage does not flood the log.
- */
-export function rateLimitedLog(logger: Logger, intervalMs = 60_000) {
-  const last = new Map<string, { at: number; suppressed: number }>();
-  return (level: LogLevel, kind: string, fields: Record<string, unknown>, message: string): void => {
-    const now = Date.now();
-    const previous = last.get(kind);
-    if (previous !== undefined && now - previous.at < intervalMs) {
-      previous.suppressed += 1;
-      return;
-    }
-    // Kinds are error codes per component: few, but bounded all the same.
-    if (last.size >= 1_000) last.clear();
-    last.set(kind, { at: now, suppressed: 0 });
-    logger[level]({ ...fields, ...(previous?.suppressed ? { suppressedSinceLast: previous.suppressed } : {}) }, message);
-  };
-}
-export type RateLimitedLog = ReturnType<typeof rateLimitedLog>;
-
 export type { Logger };

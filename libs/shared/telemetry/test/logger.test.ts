@@ -2,7 +2,8 @@
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ACCESS_LOG_FLUSH_MS, createLogger, rateLimitedLog, redactUrl, scrubText } from '../src/logger.ts';
+import { ACCESS_LOG_FLUSH_MS, createLogger, redactUrl, scrubText } from '../src/logger.ts';
+import { errorKind, errorLog, rateLimitedLog } from '../src/error-log.ts';
 
 const run = promisify(execFile);
 const FIXTURE = 'libs/shared/telemetry/test/fixtures/access-log.ts';
@@ -55,16 +56,39 @@ describe('the logger', () => {
     expect(lines[0]).toMatchObject({ req: { url: '/v1/email-verify/verify?[redacted]' } });
   });
 
-  it('rateLimitedLog: one line per kind and window, then how many were left out', async () => {
+  it('rateLimitedLog: one line per kind and window, then how many were left out when the window ends', async () => {
     const { lines, logger } = capture();
     const report = rateLimitedLog(logger, 200);
     for (let i = 0; i < 50; i += 1) report('error', 'redis:ECONNREFUSED', { connection: 'gateway' }, 'Redis error');
     report('error', 'redis:ETIMEDOUT', { connection: 'gateway' }, 'Redis error');
     expect(lines).toHaveLength(2);
     await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toMatchObject({ connection: 'gateway', suppressed: 49, windowMs: 200, level: 50, msg: 'Redis error (repeated)' });
+    // The count's line opened a window of its own: a report inside it is counted, not written.
     report('error', 'redis:ECONNREFUSED', { connection: 'gateway' }, 'Redis error');
     expect(lines).toHaveLength(3);
-    expect(lines[2]).toMatchObject({ connection: 'gateway', suppressedSinceLast: 49, level: 50 });
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(lines[3]).toMatchObject({ suppressed: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    report('error', 'redis:ECONNREFUSED', { connection: 'gateway' }, 'Redis error');
+    expect(lines).toHaveLength(5);
+    expect(lines[4]).not.toHaveProperty('suppressed');
+  });
+
+  it('errorLog: one set of windows per logger, shared by every component of the process', () => {
+    const { lines, logger } = capture();
+    errorLog(logger)('error', 'queue:ECONNREFUSED', {}, 'queue error');
+    errorLog(logger)('error', 'queue:ECONNREFUSED', {}, 'queue error');
+    expect(lines).toHaveLength(1);
+  });
+
+  it('errorKind: the code, else the message without its numbers and ids', () => {
+    expect(errorKind(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' }))).toBe('ECONNREFUSED');
+    expect(errorKind(new Error('Missing lock for job 123. moveToFinished'))).toBe(
+      errorKind(new Error('Missing lock for job 9. moveToFinished')),
+    );
+    expect(errorKind(new Error('job 0b5d7a3c-1f2e-4c1a-9b8e-3d2f1a0c9e7b failed'))).toBe('job <id> failed');
   });
 });
 

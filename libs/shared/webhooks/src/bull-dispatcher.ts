@@ -5,11 +5,21 @@
  * attempt, so there is no moment where the event exists nowhere: a consumer killed mid-attempt
  * leaves its job locked until the lock expires, then BullMQ's stalled-job check hands it to the
  * next consumer. The retry window is measured from `enqueuedAt`, stored with the job.
+ * Connections, errors, retries and close are the durable-queue layer's (`@svc/jobs/bullmq`).
  */
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
-import { bullPrefix } from '@svc/jobs/bullmq';
-import { createRedis, waitForRedis, type Redis } from '@svc/jobs/redis';
+import {
+  closeConnections,
+  openQueue,
+  queueConnection,
+  retryJobOptions,
+  startWorker,
+  type Job,
+  type RetryPolicy,
+  type Worker,
+} from '@svc/jobs/bullmq';
+import { waitForRedis, type Redis } from '@svc/jobs/redis';
 import type { Logger } from '@svc/telemetry';
 import { attemptDelivery, type AttemptContext } from './attempt.ts';
 import type { DeliveryOptions } from './deliver.ts';
@@ -19,7 +29,6 @@ import { retryDelayMs, retrySchedule, type RetrySchedule } from './schedule.ts';
 import { WebhookSecretStore, type SecretSource } from './secrets.ts';
 
 export const CALLBACK_QUEUE = 'callbacks';
-const BACKOFF_TYPE = 'callback-schedule';
 /** Time ends the retries (see schedule.ts); this only bounds a runaway schedule. */
 const ATTEMPTS_CEILING = 100_000;
 /** Delivered events stay a day, so a late duplicate enqueue of the same id is still a no-op. */
@@ -37,6 +46,8 @@ type CallbackJobData = z.infer<typeof jobDataSchema>;
 export interface BullCallbackDispatcherOptions {
   url: string;
   redisPrefix: string;
+  /** Where its Redis and queue errors go (rate-limited); the queue layer's own logger without. */
+  logger?: Logger;
 }
 
 /**
@@ -45,29 +56,28 @@ export interface BullCallbackDispatcherOptions {
  * whether the event is stored.
  */
 export function createBullCallbackDispatcher(options: BullCallbackDispatcherOptions): CallbackDispatcher {
-  const connection = createRedis(options.url, 'request', 'callbacks-dispatcher');
-  const queue = new Queue<CallbackJobData>(CALLBACK_QUEUE, { connection, prefix: bullPrefix(options.redisPrefix) });
-  queue.on('error', () => undefined);
+  const connection = queueConnection(options.url, 'request', 'callbacks-dispatcher', options.logger);
+  const producer = openQueue(CALLBACK_QUEUE, {
+    connection,
+    redisPrefix: options.redisPrefix,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+  // The schedule's delays are the consumer's (its backoff strategy); only the ceiling travels here.
+  const jobOptions = {
+    ...retryJobOptions(callbackRetry(retrySchedule())),
+    removeOnComplete: REMOVE_ON_COMPLETE,
+    removeOnFail: REMOVE_ON_FAIL,
+  };
   return {
     async enqueue(event: CallbackEvent): Promise<void> {
       const parsed = callbackEventSchema.parse(event);
       await waitForRedis(connection, CONNECT_WAIT_MS);
-      await queue.add(
-        parsed.type,
-        { event: parsed, enqueuedAt: Date.now() },
-        {
-          jobId: parsed.id,
-          attempts: ATTEMPTS_CEILING,
-          backoff: { type: BACKOFF_TYPE },
-          removeOnComplete: REMOVE_ON_COMPLETE,
-          removeOnFail: REMOVE_ON_FAIL,
-        },
-      );
+      const data: CallbackJobData = { event: parsed, enqueuedAt: Date.now() };
+      await producer.queue.add(parsed.type, data, { ...jobOptions, jobId: parsed.id });
     },
     async close(): Promise<void> {
-      await queue.close().catch(() => undefined);
-      await connection.quit().catch(() => undefined);
-      connection.disconnect();
+      await producer.close();
+      await closeConnections([connection]);
     },
   };
 }
@@ -82,6 +92,16 @@ class RetryLater extends Error {
     this.name = 'RetryLater';
   }
 }
+
+/**
+ * Retries of a callback: the receiver's answer sets the wait (RetryLater, from the schedule and
+ * its Retry-After); anything else is an error of ours, not of the receiver, retried on the
+ * schedule too. Time, not a count, ends them (attemptDelivery gives up past the window).
+ */
+const callbackRetry = (schedule: RetrySchedule): RetryPolicy => ({
+  attempts: ATTEMPTS_CEILING,
+  delayMs: (attemptsMade, error) => (error instanceof RetryLater ? error.delayMs : retryDelayMs(schedule, attemptsMade)),
+});
 
 export interface CallbackConsumerOptions {
   url: string;
@@ -108,11 +128,10 @@ export interface CallbackConsumer {
 /** The consumer side, run by a worker process (the verify-worker): delivers and retries. */
 export function startCallbackConsumer(options: CallbackConsumerOptions): CallbackConsumer {
   const schedule = retrySchedule(options.schedule);
-  const connection = createRedis(options.url, 'blocking', 'callbacks-consumer');
   let secretsRedis: Redis | undefined;
   let secrets = options.secrets;
   if (secrets === undefined) {
-    secretsRedis = createRedis(options.url, 'request', 'callbacks-secrets');
+    secretsRedis = queueConnection(options.url, 'request', 'callbacks-secrets', options.logger);
     secrets = new WebhookSecretStore(secretsRedis, options.redisPrefix).source;
   }
   const context: AttemptContext = {
@@ -123,8 +142,7 @@ export function startCallbackConsumer(options: CallbackConsumerOptions): Callbac
   };
   const lockDuration = options.lockDurationMs ?? 30_000;
 
-  const worker = new Worker(
-    CALLBACK_QUEUE,
+  const worker = startWorker(
     async (job: Job<unknown>) => {
       const data = jobDataSchema.safeParse(job.data);
       if (!data.success) {
@@ -137,20 +155,18 @@ export function startCallbackConsumer(options: CallbackConsumerOptions): Callbac
       throw new UnrecoverableError(result.reason);
     },
     {
-      connection,
-      prefix: bullPrefix(options.redisPrefix),
+      queue: CALLBACK_QUEUE,
+      url: options.url,
+      redisPrefix: options.redisPrefix,
       concurrency: options.concurrency ?? 8,
-      lockDuration,
-      stalledInterval: Math.max(500, Math.floor(lockDuration / 2)),
+      lockDurationMs: lockDuration,
+      stalledIntervalMs: Math.max(500, Math.floor(lockDuration / 2)),
       maxStalledCount: MAX_STALLED_COUNT,
-      settings: {
-        // Anything but RetryLater is an error of ours, not of the receiver: retried on the schedule too.
-        backoffStrategy: (attemptsMade, _type, error) =>
-          error instanceof RetryLater ? error.delayMs : retryDelayMs(schedule, attemptsMade),
-      },
+      retry: callbackRetry(schedule),
+      connectionName: 'callbacks-consumer',
+      logger: options.logger,
     },
   );
-  worker.on('error', (error) => options.logger.warn({ err: error }, 'callback consumer: Redis error'));
   worker.on('stalled', (jobId) => options.logger.warn({ eventId: jobId }, 'callback attempt interrupted (its consumer died): tried again'));
 
   let closing: Promise<void> | undefined;
@@ -159,10 +175,9 @@ export function startCallbackConsumer(options: CallbackConsumerOptions): Callbac
     close: () =>
       (closing ??= (async () => {
         // Waits for attempts in flight (each bounded by its deadline); their jobs stay in Redis.
-        await worker.close().catch(() => undefined);
-        await Promise.allSettled([connection.quit(), ...(secretsRedis === undefined ? [] : [secretsRedis.quit()])]);
-        connection.disconnect();
-        secretsRedis?.disconnect();
+        // The worker's own connection is closed by the queue layer when it closes.
+        await worker.close().catch((error: Error) => options.logger.warn({ err: error }, 'callback consumer did not close cleanly'));
+        await closeConnections(secretsRedis === undefined ? [] : [secretsRedis]);
       })()),
   };
 }

@@ -31,7 +31,7 @@ export function startDistributedListWork(options: {
 }): DistributedListWork {
   const { config, redis } = options;
   if (config.REDIS_URL === undefined) throw new Error('REDIS_URL is required for distributed list work.');
-  const queue = new BullListQueue(redis, config.REDIS_PREFIX);
+  const queue = new BullListQueue(redis, config.REDIS_PREFIX, options.logger);
   const processor = createListProcessor({
     config,
     store: new RedisListStore(redis, config.REDIS_PREFIX),
@@ -48,7 +48,9 @@ export function startDistributedListWork(options: {
     redisPrefix: config.REDIS_PREFIX,
     concurrency: config.LIST_WORKER_CONCURRENCY,
     ...(options.lockDurationMs === undefined ? {} : { lockDurationMs: options.lockDurationMs }),
-    onFailed: (job, error) => void processor.failJob(job, error).catch(() => undefined),
+    // A rejection is logged by the queue layer (rate-limited), not dropped.
+    onFailed: (job, error) => processor.failJob(job, error),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
   const stopJanitor = processor.startJanitor(options.janitorIntervalMs ?? JANITOR_INTERVAL_MS);
   return {

@@ -1,0 +1,176 @@
+/**
+ * The durable-queue layer every BullMQ queue of the product goes through (request jobs, list work,
+ * callbacks): its connections, its `error` events, its retries, how a final failure is told from
+ * a retry, and a close that never waits on a Redis that is gone. Errors are written through the
+ * process's rate-limited error log (at most one line per kind per 10 s, with a count of those
+ * left out): an outage is reported, never swallowed, never a flood.
+ */
+import { Queue, QueueEvents, Worker, type Job, type KeepJobs, type Processor } from 'bullmq';
+import { createLogger, errorKind, errorLog, type Logger, type RateLimitedLog } from '@svc/telemetry';
+import { createRedis, type Redis, type RedisRole } from './redis.ts';
+import type { RetryPolicy } from './retry.ts';
+import { withTimeout } from './timeout.ts';
+
+export const bullPrefix = (redisPrefix: string): string => `${redisPrefix}:bull`;
+
+/** Longest a queue's close may wait for Redis before its connection is dropped. */
+export const CLOSE_TIMEOUT_MS = 2_000;
+/** The backoff type of jobs whose wait is the queue's RetryPolicy (the worker's backoff strategy). */
+const POLICY_BACKOFF = 'retry-policy';
+
+let fallbackLogger: Logger | undefined;
+
+/** The error log of a queue whose owner gave no logger: its errors still reach standard output. */
+export function queueErrorLog(logger: Logger | undefined): RateLimitedLog {
+  return errorLog(logger ?? (fallbackLogger ??= createLogger('warn', 'durable-queue')));
+}
+
+interface ErrorSource {
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/**
+ * An error of the connection itself (reset, refused, timed out): BullMQ hands the connection's
+ * errors on to the queue or worker on it, and an outage hits every connection of the process at
+ * once, so these are one kind per code for the whole process, whoever reports them.
+ */
+const isConnectionError = (error: unknown): boolean => error instanceof Error && 'syscall' in error;
+
+const kindOf = (component: string, error: unknown): string =>
+  isConnectionError(error) ? `redis:${errorKind(error)}` : `${component}:${errorKind(error)}`;
+
+/** Writes a component's `error` events to the error log, one kind per component and error code. */
+export function watchErrors(source: ErrorSource, log: RateLimitedLog, component: string, fields: Record<string, unknown> = {}): void {
+  source.on('error', (error: Error) => log('error', kindOf(component, error), { ...fields, component, err: error }, `${component} error`));
+}
+
+/**
+ * The error log of the process's Redis connections: keyed by what went wrong, not by which
+ * connection (the line names the connection that reported first; the count covers them all).
+ */
+export function connectionErrorLog(logger: Logger | undefined): RateLimitedLog {
+  const log = queueErrorLog(logger);
+  return (level, _kind, fields, message) => log(level, kindOf('redis', fields.err), fields, message);
+}
+
+/** A Redis connection whose errors go to the process's connection error log. */
+export const queueConnection = (url: string, role: RedisRole, name: string, logger?: Logger): Redis =>
+  createRedis(url, role, name, connectionErrorLog(logger));
+
+/** Quits `connections` within the close budget, then drops them whatever Redis said. */
+export async function closeConnections(connections: readonly Redis[]): Promise<void> {
+  await Promise.allSettled(connections.map((connection) => withTimeout(connection.quit(), CLOSE_TIMEOUT_MS)));
+  for (const connection of connections) connection.disconnect();
+}
+
+/** Job options that make BullMQ retry as `policy` says (the worker's backoff strategy reads it). */
+export const retryJobOptions = (policy: RetryPolicy) => ({ attempts: policy.attempts, backoff: { type: POLICY_BACKOFF } });
+
+/**
+ * Whether a failed job will not run again: BullMQ sets `finishedOn` only when it moves a job to
+ * the failed set (attempts used up, an UnrecoverableError, or stalled more often than allowed),
+ * never when it schedules a retry.
+ */
+export const isFinalFailure = (job: Pick<Job, 'finishedOn'>): boolean => job.finishedOn !== undefined && job.finishedOn !== null;
+
+export interface DurableQueue {
+  queue: Queue;
+  close(): Promise<void>;
+}
+
+export type QueueConnection = { connection: Redis } | { url: string; connectionName: string };
+
+/**
+ * A producer's queue, on a connection it is given (shared, closed by its owner) or on one of its
+ * own (a fail-fast `request` connection, closed with the queue).
+ */
+export function openQueue(name: string, options: QueueConnection & { redisPrefix: string; logger?: Logger }): DurableQueue {
+  const log = queueErrorLog(options.logger);
+  const shared = 'connection' in options;
+  const connection = shared ? options.connection : queueConnection(options.url, 'request', options.connectionName, options.logger);
+  const queue = new Queue(name, { connection, prefix: bullPrefix(options.redisPrefix) });
+  watchErrors(queue, log, 'queue', { queue: name });
+  return {
+    queue,
+    close: async () => {
+      await withTimeout(queue.close(), CLOSE_TIMEOUT_MS).catch((error: Error) =>
+        log('warn', `queue-close:${errorKind(error)}`, { queue: name, err: error }, 'queue did not close cleanly'),
+      );
+      if (!shared) await closeConnections([connection]);
+    },
+  };
+}
+
+/** QueueEvents for a queue (it duplicates the connection it is given for its blocking reads). */
+export function openQueueEvents(name: string, options: { connection: Redis; redisPrefix: string; logger?: Logger }): QueueEvents {
+  const events = new QueueEvents(name, { connection: options.connection, prefix: bullPrefix(options.redisPrefix), autorun: true });
+  watchErrors(events, queueErrorLog(options.logger), 'queue-events', { queue: name });
+  return events;
+}
+
+export interface DurableWorkerOptions<D> {
+  queue: string;
+  url: string;
+  redisPrefix: string;
+  concurrency: number;
+  /** A job's lock, the stalled-job check, and how often a job may stall before it is failed. */
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+  maxStalledCount: number;
+  /** The retries of jobs added with `retryJobOptions(retry)`. */
+  retry?: RetryPolicy;
+  /** What BullMQ keeps of ended jobs, whatever the job options say. */
+  removeOnComplete?: KeepJobs | boolean;
+  removeOnFail?: KeepJobs | boolean;
+  logger?: Logger;
+  /** Name of its Redis connection (CLIENT LIST, error lines). */
+  connectionName?: string;
+  /** A job that will not run again (see isFinalFailure); a rejection is logged, not lost. */
+  onFinalFailure?: (job: Job<D>, error: Error) => void | Promise<void>;
+}
+
+/**
+ * A BullMQ worker on a `blocking` connection of its own (it rides out Redis restarts; BullMQ
+ * duplicates it for its blocking reads), quit when the worker closes. `Worker.close` waits for
+ * the active jobs, so its callers bound it by the jobs' own deadlines.
+ */
+export function startWorker<D, R>(processor: Processor<D, R>, options: DurableWorkerOptions<D>): Worker<D, R> {
+  const log = queueErrorLog(options.logger);
+  const connection = queueConnection(options.url, 'blocking', options.connectionName ?? `worker-${options.queue}`, options.logger);
+  const { retry } = options;
+  const worker = new Worker<D, R>(options.queue, processor, {
+    connection,
+    prefix: bullPrefix(options.redisPrefix),
+    concurrency: options.concurrency,
+    lockDuration: options.lockDurationMs,
+    stalledInterval: options.stalledIntervalMs,
+    maxStalledCount: options.maxStalledCount,
+    ...(options.removeOnComplete === undefined ? {} : { removeOnComplete: keep(options.removeOnComplete) }),
+    ...(options.removeOnFail === undefined ? {} : { removeOnFail: keep(options.removeOnFail) }),
+    ...(retry === undefined
+      ? {}
+      : { settings: { backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) => retry.delayMs(attemptsMade, error) } }),
+  });
+  watchErrors(worker, log, 'worker', { queue: options.queue });
+  const { onFinalFailure } = options;
+  if (onFinalFailure !== undefined)
+    worker.on('failed', (job, error) => {
+      if (job === undefined || !isFinalFailure(job)) return;
+      void Promise.resolve()
+        .then(() => onFinalFailure(job, error))
+        .catch((failure: Error) =>
+          log(
+            'error',
+            `final-failure:${options.queue}:${errorKind(failure)}`,
+            { queue: options.queue, jobId: job.id, err: failure },
+            'a failed job could not be recorded',
+          ),
+        );
+    });
+  worker.on('closed', () => void closeConnections([connection]));
+  return worker;
+}
+
+/** BullMQ's worker options take KeepJobs only; `true` is "keep none", `false` "keep all". */
+const keep = (value: KeepJobs | boolean): KeepJobs =>
+  value === true ? { count: 0 } : value === false ? { count: Number.MAX_SAFE_INTEGER } : value;

@@ -1,0 +1,119 @@
+/**
+ * The durable-queue layer against a real Redis: a job's final failure is told from a retry by
+ * BullMQ's own state (attempts used up, unrecoverable, stalled too often), never by its message;
+ * retries wait as the queue's policy says; `error` events reach the log once per kind and window;
+ * a close never waits on a Redis that is gone.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { UnrecoverableError, type Job } from 'bullmq';
+import { exponentialRetry, nextRetryDelay, openQueue, retryJobOptions, startWorker, type Worker } from '@svc/jobs/bullmq';
+import { createLogger } from '@svc/telemetry';
+import { dropPrefix, startTcpProxy, testRedisUrl, uniquePrefix, waitUntil } from '@svc/testkit';
+
+const prefix = uniquePrefix('durable');
+afterAll(() => dropPrefix(testRedisUrl(), prefix));
+
+function capture() {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = createLogger('info', 'test', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+  return { lines, logger };
+}
+
+const fastRetry = exponentialRetry(3, 20);
+
+describe('the durable-queue layer', () => {
+  it('a retry policy: the wait before each next attempt, none after the last', () => {
+    expect([1, 2, 3].map((made) => nextRetryDelay(exponentialRetry(3, 2_000), made, new Error('x')))).toEqual([2_000, 4_000, undefined]);
+  });
+
+  it('retries as the policy says and reports a final failure once, after the last attempt or at once when unrecoverable', async () => {
+    const { logger } = capture();
+    const producer = openQueue('flaky', { url: testRedisUrl(), connectionName: 'test-producer', redisPrefix: prefix, logger });
+    const attempts = new Map<string, number>();
+    const final: Array<{ id: string | undefined; attemptsMade: number; reason: string }> = [];
+    const worker: Worker = startWorker(
+      (job: Job) => {
+        attempts.set(String(job.id), (attempts.get(String(job.id)) ?? 0) + 1);
+        // A message that names a stall must not make a retry look final (the old rule matched /stalled/).
+        if (job.name === 'unrecoverable') throw new UnrecoverableError('no point');
+        return Promise.reject(new Error('stalled on purpose'));
+      },
+      {
+        queue: 'flaky',
+        url: testRedisUrl(),
+        redisPrefix: prefix,
+        concurrency: 2,
+        lockDurationMs: 5_000,
+        stalledIntervalMs: 5_000,
+        maxStalledCount: 1,
+        retry: fastRetry,
+        logger,
+        onFinalFailure: (job, error) => void final.push({ id: job.id, attemptsMade: job.attemptsMade, reason: error.message }),
+      },
+    );
+    try {
+      await producer.queue.add('retried', {}, { ...retryJobOptions(fastRetry), jobId: 'retried' });
+      await producer.queue.add('unrecoverable', {}, { ...retryJobOptions(fastRetry), jobId: 'unrecoverable' });
+      await waitUntil(() => final.length === 2, 10_000, 'both jobs to fail for good');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(final).toHaveLength(2);
+      expect(attempts.get('retried')).toBe(3);
+      expect(attempts.get('unrecoverable')).toBe(1);
+      expect(final.find((entry) => entry.id === 'retried')).toMatchObject({ attemptsMade: 3, reason: 'stalled on purpose' });
+    } finally {
+      await worker.close();
+      await producer.close();
+    }
+  });
+
+  it('a final-failure handler that throws is logged, not lost', async () => {
+    const { lines, logger } = capture();
+    const producer = openQueue('recording', { url: testRedisUrl(), connectionName: 'test-producer', redisPrefix: prefix, logger });
+    const worker = startWorker(() => Promise.reject(new UnrecoverableError('bad job')), {
+      queue: 'recording',
+      url: testRedisUrl(),
+      redisPrefix: prefix,
+      concurrency: 1,
+      lockDurationMs: 5_000,
+      stalledIntervalMs: 5_000,
+      maxStalledCount: 1,
+      logger,
+      onFinalFailure: () => Promise.reject(new Error('store unreachable')),
+    });
+    try {
+      await producer.queue.add('x', {});
+      await waitUntil(() => lines.some((line) => line.msg === 'a failed job could not be recorded'), 5_000, 'the failure to be logged');
+    } finally {
+      await worker.close();
+      await producer.close();
+    }
+  });
+
+  it('error events reach the log once per kind and window, with the count of those left out', async () => {
+    const { lines, logger } = capture();
+    const producer = openQueue('noisy', { url: testRedisUrl(), connectionName: 'test-producer', redisPrefix: prefix, logger });
+    try {
+      for (let i = 0; i < 100; i += 1) producer.queue.emit('error', new Error(`Missing lock for job ${i}`));
+      const written = lines.filter((line) => line.msg === 'queue error');
+      expect(written).toHaveLength(1);
+      expect(written[0]).toMatchObject({ component: 'queue', queue: 'noisy', level: 50 });
+    } finally {
+      await producer.close();
+    }
+  });
+
+  it('closes within its budget when Redis is gone', async () => {
+    const proxy = await startTcpProxy(testRedisUrl());
+    const { logger } = capture();
+    const producer = openQueue('cut', { url: proxy.url, connectionName: 'test-producer', redisPrefix: prefix, logger });
+    try {
+      await producer.queue.waitUntilReady();
+      proxy.cut();
+      const started = Date.now();
+      await producer.close();
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await proxy.close();
+    }
+  });
+});

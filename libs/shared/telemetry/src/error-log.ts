@@ -1,0 +1,87 @@
+/**
+ * Errors that repeat for as long as an outage lasts (a Redis that is gone, a queue that cannot
+ * reach it): each kind is written at most once per window, and what was left out is counted and
+ * written when the window ends, so that the log tells how bad it was without flooding.
+ */
+import type { Logger } from 'pino';
+
+type LogLevel = 'warn' | 'error';
+
+/** The window of the contract: at most one line per kind of backend error per 10 s per process. */
+export const ERROR_LOG_WINDOW_MS = 10_000;
+/** Kinds are error codes per component: few, but bounded all the same. */
+const MAX_KINDS = 1_000;
+
+interface Window {
+  startedAt: number;
+  suppressed: number;
+  /** The last report left out, written with the count when the window ends. */
+  last?: { level: LogLevel; fields: Record<string, unknown>; message: string };
+  timer?: NodeJS.Timeout;
+}
+
+export type RateLimitedLog = (level: LogLevel, kind: string, fields: Record<string, unknown>, message: string) => void;
+
+/**
+ * Writes a report at once when its kind has been quiet for `intervalMs`; otherwise counts it, and
+ * at the end of the window writes the last one left out with `suppressed` (how many were). That
+ * line opens a new window, so a kind never writes more than one line per window.
+ */
+export function rateLimitedLog(logger: Logger, intervalMs = ERROR_LOG_WINDOW_MS): RateLimitedLog {
+  const windows = new Map<string, Window>();
+  const flush = (kind: string, window: Window): void => {
+    window.timer = undefined;
+    const { last, suppressed } = window;
+    if (last === undefined || suppressed === 0) return void windows.delete(kind);
+    windows.set(kind, { startedAt: Date.now(), suppressed: 0 });
+    logger[last.level]({ ...last.fields, suppressed, windowMs: intervalMs }, `${last.message} (repeated)`);
+  };
+  return (level, kind, fields, message) => {
+    const now = Date.now();
+    const window = windows.get(kind);
+    if (window !== undefined && now - window.startedAt < intervalMs) {
+      window.suppressed += 1;
+      window.last = { level, fields, message };
+      // Unref'd: a pending count must not keep a stopping process alive.
+      window.timer ??= setTimeout(() => flush(kind, window), window.startedAt + intervalMs - now).unref();
+      return;
+    }
+    if (window === undefined && windows.size >= MAX_KINDS) {
+      for (const [name, open] of windows) if (open.timer === undefined) windows.delete(name);
+    }
+    // A window whose count was not written yet (its timer late) hands the count to this line.
+    if (window?.timer !== undefined) clearTimeout(window.timer);
+    const suppressed = window?.suppressed ?? 0;
+    windows.set(kind, { startedAt: now, suppressed: 0 });
+    logger[level](suppressed === 0 ? fields : { ...fields, suppressed, windowMs: intervalMs }, message);
+  };
+}
+
+const perProcess = new WeakMap<Logger, RateLimitedLog>();
+
+/**
+ * The process's error log for `logger`: every component handed the same logger shares one set of
+ * windows, so two connections failing the same way still write within the contract's bound.
+ */
+export function errorLog(logger: Logger): RateLimitedLog {
+  let log = perProcess.get(logger);
+  if (log === undefined) {
+    log = rateLimitedLog(logger);
+    perProcess.set(logger, log);
+  }
+  return log;
+}
+
+/**
+ * The kind of an error, for rate limiting: its code when it has one, else its message with the
+ * numbers and ids taken out (BullMQ's "Missing lock for job 123" must be one kind, not one per job).
+ */
+export function errorKind(error: unknown): string {
+  if (!(error instanceof Error)) return typeof error;
+  const code: unknown = 'code' in error ? error.code : undefined;
+  if (typeof code === 'string' && code !== '') return code;
+  return error.message
+    .replace(/[0-9a-f]{8}-[0-9a-f-]{27,}/gi, '<id>')
+    .replace(/\d+/g, '<n>')
+    .slice(0, 120);
+}
