@@ -21,17 +21,20 @@ export interface DistributedGateway {
 }
 
 export async function buildDistributedGateway(config: Config): Promise<DistributedGateway> {
-  const url = config.REDIS_URL;
-  if (url === undefined) throw new Error('REDIS_URL is required for the distributed gateway; `npm start` without it runs embedded mode.');
+  const topology = config.redis;
+  if (topology === undefined)
+    throw new Error(
+      'REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS is required for the distributed gateway; `npm start` without them runs embedded mode.',
+    );
   const registry = createRegistry({ service: 'gateway' });
   const logger = createLogger(config.LOG_LEVEL, 'gateway');
-  const redis = createRedis(url, 'request', 'gateway-store', rateLimitedLog(logger));
-  const transport = await BullTransport.create({ url, redisPrefix: config.REDIS_PREFIX, kinds: [QR_JOB, VERIFY_JOB], logger });
+  const redis = createRedis(topology, 'request', 'gateway-store', rateLimitedLog(logger));
+  const transport = await BullTransport.create({ redis: topology, redisPrefix: config.REDIS_PREFIX, kinds: [QR_JOB, VERIFY_JOB], logger });
   const keys = new RedisKeyStore(redis, config.REDIS_PREFIX);
   const listQueue = new BullListQueue(redis, config.REDIS_PREFIX);
   const relay = new RedisCancellationRelay(
     redis,
-    createRedis(url, 'blocking', 'gateway-tool-cancellations', rateLimitedLog(logger)),
+    createRedis(topology, 'blocking', 'gateway-tool-cancellations', rateLimitedLog(logger)),
     config.REDIS_PREFIX,
   );
   const gateway = await buildGateway({

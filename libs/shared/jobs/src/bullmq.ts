@@ -14,7 +14,7 @@ import { Queue, QueueEvents, UnrecoverableError, Worker, type Job } from 'bullmq
 
 export type { Worker };
 import { rateLimitedLog, type Logger, type RateLimitedLog } from '@svc/telemetry';
-import { createRedis, waitForRedis, type Redis } from './redis.ts';
+import { createRedis, waitForRedis, writeProblem, type Redis, type RedisTarget } from './redis.ts';
 import { lockTimingFor } from './takeover.ts';
 import {
   awaitJob,
@@ -33,10 +33,18 @@ const ENQUEUE_TIMEOUT_MS = 2_000;
 /** How long `create` waits for the request connection once the events connection is up. */
 const CONNECT_TIMEOUT_MS = 10_000;
 const CLOSE_TIMEOUT_MS = 2_000;
+/** A readiness probe must answer within the orchestrator's timeout (1 s by default in Kubernetes). */
+const READY_TIMEOUT_MS = 800;
 /** A job crashing its worker (a poison job) is retried this often, then failed. */
 const MAX_STALLED_COUNT = 2;
 
-export const bullPrefix = (redisPrefix: string): string => `${redisPrefix}:bull`;
+/**
+ * BullMQ's prefix for one queue. Every key of a queue carries the queue's hash tag, BullMQ's
+ * documented pattern for Redis Cluster (its scripts touch many keys of one queue at once), and
+ * each queue has its own tag so that queues spread over the primaries. Keys still start with
+ * REDIS_PREFIX, so ACLs and clean-ups by prefix keep working: `svc:bull:{qr}:qr:wait`.
+ */
+export const bullPrefix = (redisPrefix: string, queue: string): string => `${redisPrefix}:bull:{${queue}}`;
 
 interface Waiter {
   resolve: (value: unknown) => void;
@@ -62,7 +70,7 @@ class QueueChannel {
 }
 
 export interface BullTransportOptions {
-  url: string;
+  redis: RedisTarget;
   redisPrefix: string;
   /** The kinds this gateway submits (only their queue names matter here). */
   kinds: ReadonlyArray<Pick<JobKind<unknown, unknown>, 'name'>>;
@@ -88,11 +96,11 @@ export class BullTransport implements JobTransport {
   /** Connects and starts QueueEvents for every kind; resolves once they listen (before the first add). */
   static async create(options: BullTransportOptions): Promise<BullTransport> {
     const report = options.logger === undefined ? undefined : rateLimitedLog(options.logger);
-    const client = createRedis(options.url, 'request', 'gateway', report);
-    const eventsClient = createRedis(options.url, 'blocking', 'gateway-events', report);
-    const prefix = bullPrefix(options.redisPrefix);
+    const client = createRedis(options.redis, 'request', 'gateway', report);
+    const eventsClient = createRedis(options.redis, 'blocking', 'gateway-events', report);
     const channels = new Map<string, QueueChannel>();
     for (const kind of options.kinds) {
+      const prefix = bullPrefix(options.redisPrefix, kind.name);
       const queue = new Queue(kind.name, { connection: client, prefix });
       queue.on('error', reportErrors(report, 'queue', { queue: kind.name }));
       // QueueEvents duplicates the connection it is given (it blocks on XREAD).
@@ -142,14 +150,9 @@ export class BullTransport implements JobTransport {
     }
   }
 
+  /** A write to the job backend would succeed now (the node is a primary; a cluster is ok). */
   async isReady(): Promise<boolean> {
-    if (this.client.status !== 'ready') return false;
-    try {
-      await withTimeout(this.client.ping(), 1_000);
-      return true;
-    } catch {
-      return false;
-    }
+    return (await writeProblem(this.client, READY_TIMEOUT_MS)) === undefined;
   }
 
   /** Number of requests waiting for a job result (for metrics and graceful shutdown). */
@@ -178,7 +181,7 @@ export class BullTransport implements JobTransport {
 }
 
 export interface BullWorkerOptions {
-  url: string;
+  redis: RedisTarget;
   redisPrefix: string;
   concurrency: number;
   /**
@@ -210,7 +213,7 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
   const log = options.logger?.child({ queue });
   const report = options.logger === undefined ? undefined : rateLimitedLog(options.logger);
   // BullMQ duplicates this client for its blocking reads; both ride out Redis restarts.
-  const connection = createRedis(options.url, 'blocking', `worker-${queue}`, report);
+  const connection = createRedis(options.redis, 'blocking', `worker-${queue}`, report);
   const timing = lockTimingFor(queue, options.takeoverMs);
   const worker = new Worker<JobEnvelope<unknown>>(
     queue,
@@ -235,7 +238,7 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
     },
     {
       connection,
-      prefix: bullPrefix(options.redisPrefix),
+      prefix: bullPrefix(options.redisPrefix, queue),
       concurrency: options.concurrency,
       lockDuration: timing.lockDurationMs,
       stalledInterval: timing.stalledIntervalMs,

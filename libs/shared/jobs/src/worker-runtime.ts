@@ -6,7 +6,8 @@
  *
  * Liveness and readiness differ on purpose: /healthz answers 200 as long as the process can
  * answer at all, so an orchestrator never restarts every worker because Redis went away; /readyz
- * answers 200 only while the process can take jobs (its workers run and Redis answers a PING).
+ * answers 200 only while the process can take jobs (its workers run and a write to Redis would
+ * succeed now: the node is a primary, a cluster's state is ok).
  */
 import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
@@ -16,12 +17,11 @@ import type { Config } from '@svc/config';
 import { bullPrefix, reportErrors, startBullWorker } from './bullmq.ts';
 import type { RegisteredHandler } from './transport.ts';
 import { createWorkerMetrics, rateLimitedLog, type Logger } from '@svc/telemetry';
-import { createRedis } from './redis.ts';
-import { withTimeout } from './timeout.ts';
+import { createRedis, writeProblem } from './redis.ts';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed'] as const;
 /** A readiness probe must answer within the orchestrator's timeout (1 s by default in Kubernetes). */
-const READY_PING_TIMEOUT_MS = 800;
+const READY_TIMEOUT_MS = 800;
 
 export interface WorkerProcessOptions {
   config: Config;
@@ -31,6 +31,8 @@ export interface WorkerProcessOptions {
   logger: Logger;
   /** BullMQ workers of other queues this process runs (lists): in health, queue depth and shutdown. */
   extraWorkers?: Worker[];
+  /** A problem of the process's own that makes it not ready (e.g. a shared limiter out of reach). */
+  readiness?: () => Promise<string | undefined>;
 }
 
 export interface WorkerProcess {
@@ -41,14 +43,16 @@ export interface WorkerProcess {
 
 export async function runWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
   const { config, registry, logger } = options;
-  if (config.REDIS_URL === undefined)
-    throw new Error('REDIS_URL is required for a worker process (embedded mode runs workers inside `npm start`).');
-  const url = config.REDIS_URL;
+  const topology = config.redis;
+  if (topology === undefined)
+    throw new Error(
+      'REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS is required for a worker process (embedded mode runs workers inside `npm start`).',
+    );
   const metrics = createWorkerMetrics(registry);
   const report = rateLimitedLog(logger);
   const workers = options.handlers.map((handler) => {
     const worker = startBullWorker(handler, {
-      url,
+      redis: topology,
       redisPrefix: config.REDIS_PREFIX,
       concurrency: options.concurrency,
       logger,
@@ -77,11 +81,11 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
   }
 
   // Queue depth is read at scrape time, so an idle worker costs Redis nothing between scrapes.
-  const countsClient = createRedis(url, 'request', 'worker-metrics', report);
+  const countsClient = createRedis(topology, 'request', 'worker-metrics', report);
   const queues = [
     ...options.handlers.map((handler) => handler.kind.name),
     ...(options.extraWorkers ?? []).map((worker) => worker.name),
-  ].map((name) => new Queue(name, { connection: countsClient, prefix: bullPrefix(config.REDIS_PREFIX) }));
+  ].map((name) => new Queue(name, { connection: countsClient, prefix: bullPrefix(config.REDIS_PREFIX, name) }));
   for (const queue of queues) queue.on('error', reportErrors(report, 'queue', { queue: queue.name }));
   const collectDepth = async () => {
     await Promise.all(
@@ -101,8 +105,8 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
   const readiness = async (): Promise<string | undefined> => {
     if (closing !== undefined) return 'Shutting down.';
     if (!workers.every((worker) => worker.isRunning())) return 'A queue worker has stopped.';
-    const pong = await withTimeout(countsClient.ping(), READY_PING_TIMEOUT_MS).catch(() => undefined);
-    return pong === 'PONG' ? undefined : 'Redis is not reachable.';
+    // A write must succeed now: a PING also answers from a demoted or cut-off primary.
+    return (await writeProblem(countsClient, READY_TIMEOUT_MS)) ?? (await options.readiness?.());
   };
 
   const server = createServer((request, response) => {

@@ -7,7 +7,7 @@
  */
 import { Queue, Worker, type Job } from 'bullmq';
 import { bullPrefix } from '@svc/jobs/bullmq';
-import { createRedis, type Redis } from '@svc/jobs/redis';
+import { createRedis, type Redis, type RedisTarget } from '@svc/jobs/redis';
 import {
   LIST_QUEUE,
   listJobId,
@@ -31,7 +31,7 @@ export class BullListQueue implements ListQueue {
   private readonly queue: Queue;
 
   constructor(connection: Redis, redisPrefix: string) {
-    this.queue = new Queue(LIST_QUEUE, { connection, prefix: bullPrefix(redisPrefix) });
+    this.queue = new Queue(LIST_QUEUE, { connection, prefix: bullPrefix(redisPrefix, LIST_QUEUE) });
     this.queue.on('error', () => undefined);
   }
 
@@ -58,7 +58,7 @@ export class BullListQueue implements ListQueue {
 }
 
 export interface ListWorkerOptions {
-  url: string;
+  redis: RedisTarget;
   redisPrefix: string;
   concurrency: number;
   /** A job's lock: a crashed worker's job is taken up by another one after it lapses. */
@@ -69,7 +69,7 @@ export interface ListWorkerOptions {
 
 /** Consumes `verify-list` jobs with `processor`. */
 export function startListWorker(processor: ListJobProcessor, options: ListWorkerOptions): Worker {
-  const connection = createRedis(options.url, 'blocking', 'worker-lists');
+  const connection = createRedis(options.redis, 'blocking', 'worker-lists');
   const lockDuration = options.lockDurationMs ?? 10_000;
   const worker = new Worker(
     LIST_QUEUE,
@@ -77,7 +77,7 @@ export function startListWorker(processor: ListJobProcessor, options: ListWorker
       processor(listJobSchema.parse(job.data), signal ?? new AbortController().signal),
     {
       connection,
-      prefix: bullPrefix(options.redisPrefix),
+      prefix: bullPrefix(options.redisPrefix, LIST_QUEUE),
       concurrency: options.concurrency,
       lockDuration,
       stalledInterval: Math.max(500, Math.floor(lockDuration / 2)),

@@ -1,7 +1,8 @@
 /**
  * The meter in Redis: one hash per key and month, updated by one script, so that two gateway
  * replicas (or a gateway and a worker) can never both decide that the same call was the last
- * free one. A list's ledger (`<prefix>:ledger:<name>`) moves in the same script as the meter.
+ * free one. A list's ledger moves in the same script as the meter, so on a Redis Cluster both
+ * carry the key id as hash tag: `<prefix>:usage:{<keyId>}:<month>`, `<prefix>:ledger:{<keyId>}:<name>`.
  */
 import { OPERATION_IDS, allowancePool, type OperationId } from '@svc/contracts';
 import type { Redis } from '@svc/jobs/redis';
@@ -85,11 +86,11 @@ export class RedisMeter implements Meter {
   }
 
   private keyOf(keyId: string, period: string): string {
-    return `${this.prefix}:usage:${period}:${keyId}`;
+    return `${this.prefix}:usage:{${keyId}}:${period}`;
   }
 
-  private ledgerKey(ledger: string): string {
-    return `${this.prefix}:ledger:${ledger}`;
+  private ledgerKey(ledger: string, keyId: string): string {
+    return `${this.prefix}:ledger:{${keyId}}:${ledger}`;
   }
 
   async record(keyId: string, operation: OperationId, period: string, allowance: number): Promise<Charge> {
@@ -113,7 +114,7 @@ export class RedisMeter implements Meter {
   ): Promise<UnitsRecorded> {
     const [recorded, billable] = await this.redis.meterRecordUnits(
       this.keyOf(keyId, period),
-      this.ledgerKey(ledger),
+      this.ledgerKey(ledger, keyId),
       operation,
       allowance,
       RETENTION_SECONDS,
@@ -123,8 +124,8 @@ export class RedisMeter implements Meter {
     return { recorded, billable };
   }
 
-  async ledger(ledger: string): Promise<LedgerState> {
-    const [units, billable] = await this.redis.hmget(this.ledgerKey(ledger), 'units', 'billable');
+  async ledger(ledger: string, keyId: string): Promise<LedgerState> {
+    const [units, billable] = await this.redis.hmget(this.ledgerKey(ledger, keyId), 'units', 'billable');
     return { units: Number(units ?? 0), billableUnits: Number(billable ?? 0) };
   }
 

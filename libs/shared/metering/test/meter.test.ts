@@ -37,7 +37,7 @@ describe.each([
       'email-verify.list': { calls: 3, billableCalls: 1 },
       'email-verify.single': { calls: 1, billableCalls: 0 },
     });
-    expect(await meter.ledger('list:a')).toEqual({ units: 3, billableUnits: 1 });
+    expect(await meter.ledger('list:a', 'k1')).toEqual({ units: 3, billableUnits: 1 });
   });
 
   it('records each unit of a ledger once, asked again or concurrently', async () => {
@@ -49,7 +49,7 @@ describe.each([
       Array.from({ length: 6 }, () => meter.recordUnits('list:b', 'k2', 'email-verify.list', '2026-11', 0, 5)),
     );
     expect(racing.reduce((sum, outcome) => sum + outcome.recorded, 0)).toBe(3);
-    expect(await meter.ledger('list:b')).toEqual({ units: 5, billableUnits: 5 });
+    expect(await meter.ledger('list:b', 'k2')).toEqual({ units: 5, billableUnits: 5 });
     expect((await meter.usage('k2', '2026-11'))['email-verify.list']).toEqual({ calls: 5, billableCalls: 5 });
   });
 });

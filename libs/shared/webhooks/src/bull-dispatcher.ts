@@ -9,7 +9,7 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { z } from 'zod';
 import { bullPrefix } from '@svc/jobs/bullmq';
-import { createRedis, waitForRedis, type Redis } from '@svc/jobs/redis';
+import { createRedis, waitForRedis, type Redis, type RedisTarget } from '@svc/jobs/redis';
 import type { Logger } from '@svc/telemetry';
 import { attemptDelivery, type AttemptContext } from './attempt.ts';
 import type { DeliveryOptions } from './deliver.ts';
@@ -35,7 +35,7 @@ const jobDataSchema = z.object({ event: callbackEventSchema, enqueuedAt: z.numbe
 type CallbackJobData = z.infer<typeof jobDataSchema>;
 
 export interface BullCallbackDispatcherOptions {
-  url: string;
+  redis: RedisTarget;
   redisPrefix: string;
 }
 
@@ -45,8 +45,8 @@ export interface BullCallbackDispatcherOptions {
  * whether the event is stored.
  */
 export function createBullCallbackDispatcher(options: BullCallbackDispatcherOptions): CallbackDispatcher {
-  const connection = createRedis(options.url, 'request', 'callbacks-dispatcher');
-  const queue = new Queue<CallbackJobData>(CALLBACK_QUEUE, { connection, prefix: bullPrefix(options.redisPrefix) });
+  const connection = createRedis(options.redis, 'request', 'callbacks-dispatcher');
+  const queue = new Queue<CallbackJobData>(CALLBACK_QUEUE, { connection, prefix: bullPrefix(options.redisPrefix, CALLBACK_QUEUE) });
   queue.on('error', () => undefined);
   return {
     async enqueue(event: CallbackEvent): Promise<void> {
@@ -84,7 +84,7 @@ class RetryLater extends Error {
 }
 
 export interface CallbackConsumerOptions {
-  url: string;
+  redis: RedisTarget;
   redisPrefix: string;
   /** LIST_ALLOW_PRIVATE_CALLBACKS. */
   allowPrivate: boolean;
@@ -108,11 +108,11 @@ export interface CallbackConsumer {
 /** The consumer side, run by a worker process (the verify-worker): delivers and retries. */
 export function startCallbackConsumer(options: CallbackConsumerOptions): CallbackConsumer {
   const schedule = retrySchedule(options.schedule);
-  const connection = createRedis(options.url, 'blocking', 'callbacks-consumer');
+  const connection = createRedis(options.redis, 'blocking', 'callbacks-consumer');
   let secretsRedis: Redis | undefined;
   let secrets = options.secrets;
   if (secrets === undefined) {
-    secretsRedis = createRedis(options.url, 'request', 'callbacks-secrets');
+    secretsRedis = createRedis(options.redis, 'request', 'callbacks-secrets');
     secrets = new WebhookSecretStore(secretsRedis, options.redisPrefix).source;
   }
   const context: AttemptContext = {
@@ -138,7 +138,7 @@ export function startCallbackConsumer(options: CallbackConsumerOptions): Callbac
     },
     {
       connection,
-      prefix: bullPrefix(options.redisPrefix),
+      prefix: bullPrefix(options.redisPrefix, CALLBACK_QUEUE),
       concurrency: options.concurrency ?? 8,
       lockDuration,
       stalledInterval: Math.max(500, Math.floor(lockDuration / 2)),
