@@ -41,7 +41,8 @@ export async function buildDistributedGateway(config: Config): Promise<Distribut
     config,
     transport,
     keys,
-    meter: new RedisMeter(redis, config.REDIS_PREFIX),
+    // Half the command timeout: a record Redis makes is one whose answer can still be waited for.
+    meter: new RedisMeter(redis, config.REDIS_PREFIX, Math.floor(topology.commandTimeoutMs / 2)),
     rateLimitRedis: redis,
     metrics: createGatewayMetrics(registry),
     renderMetrics: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),

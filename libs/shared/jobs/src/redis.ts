@@ -4,7 +4,7 @@
  *
  * Two kinds of connection, because the two sides want opposite failure behaviour:
  * - `request`: commands on a request's path (keys, rate limits, meters, enqueues). No offline
- *   queue, one retry, and `REDIS_COMMAND_TIMEOUT_MS` on every command, so a frozen or partitioned
+ *   queue, no resend, and `REDIS_COMMAND_TIMEOUT_MS` on every command, so a frozen or partitioned
  *   Redis gives a quick 503 instead of a hang.
  * - `blocking`: workers and QueueEvents. BullMQ's blocking commands need `maxRetriesPerRequest:
  *   null` and no command timeout, and a worker should ride out a Redis restart rather than die.
@@ -41,7 +41,9 @@ export const reconnectOnReadonly = (error: Error): 2 | false => (/^READONLY/.tes
 export function redisOptions(role: RedisRole, commandTimeoutMs = 1_000): RedisOptions {
   const common: RedisOptions = { retryStrategy: reconnect, reconnectOnError: reconnectOnReadonly };
   return role === 'request'
-    ? { ...common, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000, commandTimeout: commandTimeoutMs }
+    ? // Never resent after a lost connection: a meter script that ran but whose answer was lost
+      // would count twice. (A READONLY refusal is resent: a replica ran nothing.)
+      { ...common, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 2_000, commandTimeout: commandTimeoutMs }
     : { ...common, maxRetriesPerRequest: null, enableOfflineQueue: true, connectTimeout: 5_000 };
 }
 

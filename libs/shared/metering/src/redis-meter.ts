@@ -33,9 +33,18 @@ local function pool_from(first, last)
 end
 `;
 
-/** ARGV: operation, allowance, ttl, pool... */
+/**
+ * ARGV: operation, allowance, ttl, give-up time (ms since the epoch, 0: none), pool... A call
+ * that reaches Redis after its gateway gave up on it (a primary frozen, then thawed with the
+ * command still in its socket) records nothing: the caller was answered 503, not billed.
+ */
 const RECORD_SCRIPT = `${RECORD_ONE}
-local pool = pool_from(4, #ARGV)
+local give_up = tonumber(ARGV[4])
+if give_up > 0 then
+  local now = redis.call('TIME')
+  if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > give_up then return {-1, 0, 0} end
+end
+local pool = pool_from(5, #ARGV)
 local calls, billable, used = record_one(ARGV[1], tonumber(ARGV[2]), pool)
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 return {calls, billable, used}
@@ -62,7 +71,14 @@ return {recorded, billable_units}
 `;
 
 type MeterRedis = Redis & {
-  meterRecord(key: string, operation: string, allowance: number, ttl: number, ...pool: string[]): Promise<[number, number, number]>;
+  meterRecord(
+    key: string,
+    operation: string,
+    allowance: number,
+    ttl: number,
+    giveUpAt: number,
+    ...pool: string[]
+  ): Promise<[number, number, number]>;
   meterRecordUnits(
     key: string,
     ledger: string,
@@ -73,12 +89,26 @@ type MeterRedis = Redis & {
   ): Promise<[number, number]>;
 };
 
+/** The record reached Redis after its sender had given up on it, and was not made. */
+export class MeterLateError extends Error {
+  constructor() {
+    super('the call reached the meter after its sender gave up on it; not recorded');
+    this.name = 'MeterLateError';
+  }
+}
+
 export class RedisMeter implements Meter {
   private readonly redis: MeterRedis;
 
+  /**
+   * `recordWithinMs`: a call's record that reaches Redis later than this after it was sent is
+   * refused there (half the command timeout leaves the answer time to come back before the
+   * sender gives up and answers 503). Undefined: no limit.
+   */
   constructor(
     redis: Redis,
     private readonly prefix: string,
+    private readonly recordWithinMs?: number,
   ) {
     if (!('meterRecord' in redis)) redis.defineCommand('meterRecord', { numberOfKeys: 1, lua: RECORD_SCRIPT });
     if (!('meterRecordUnits' in redis)) redis.defineCommand('meterRecordUnits', { numberOfKeys: 2, lua: RECORD_UNITS_SCRIPT });
@@ -99,8 +129,10 @@ export class RedisMeter implements Meter {
       operation,
       allowance,
       RETENTION_SECONDS,
+      this.recordWithinMs === undefined ? 0 : Date.now() + this.recordWithinMs,
       ...allowancePool(operation),
     );
+    if (calls < 0) throw new MeterLateError();
     return { calls, billable: billable === 1, freeRemaining: Math.max(0, allowance - used) };
   }
 
