@@ -31,8 +31,8 @@ let acme: CreatedKey;
 beforeAll(async () => {
   redis = createRedis(testRedisUrl(), 'request', 'test');
   await waitForRedis(redis, 5_000);
-  queue = new Queue(CALLBACK_QUEUE, { connection: redis, prefix: bullPrefix(prefix) });
-  dispatcher = createBullCallbackDispatcher({ url: testRedisUrl(), redisPrefix: prefix });
+  queue = new Queue(CALLBACK_QUEUE, { connection: redis, prefix: bullPrefix(prefix, CALLBACK_QUEUE) });
+  dispatcher = createBullCallbackDispatcher({ redis: testRedisUrl(), redisPrefix: prefix });
   receiver = await startReceiver((request, index) => script(request, index));
   acme = parseCreated((await keys('create', '--name', 'acme')).stdout);
 });

@@ -12,6 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis, type Redis } from '@svc/jobs/redis';
+import { bullPrefix } from '@svc/jobs/bullmq';
 import { signalGroup, startMailRig, testRedisUrl, type MailRig } from '@svc/testkit';
 import { call, startServer, type TestServer, postBatch } from '../support/servers.ts';
 import { linesOf, startWorkerProcess, type WorkerProcess, type WorkerService } from './worker-processes.ts';
@@ -45,7 +46,7 @@ afterAll(async () => {
 
 /** Active jobs of a queue whose lock belongs to one of `workerIds` (BullMQ tokens are `<worker id>:<n>`). */
 async function jobsHeldBy(prefix: string, queue: string, workerIds: string[]): Promise<Held[]> {
-  const base = `${prefix}:bull:${queue}`;
+  const base = `${bullPrefix(prefix, queue)}:${queue}`;
   const active = await redis.lrange(`${base}:active`, 0, -1);
   const held: Held[] = [];
   for (const jobId of active) {

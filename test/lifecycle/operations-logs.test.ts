@@ -75,7 +75,7 @@ describe('a distributed gateway process, its log', () => {
     // A verify worker whose every job fails (a bug), logging to this test; no QR worker at all.
     const failing = registerHandler(VERIFY_JOB, () => Promise.reject(new Error('handler bug')));
     const logger = createLogger('info', 'verify-worker', { write: (line: string) => void workerLog.push(line) });
-    worker = startBullWorker(failing, { url: testRedisUrl(), redisPrefix: prefix, concurrency: 1, logger });
+    worker = startBullWorker(failing, { redis: testRedisUrl(), redisPrefix: prefix, concurrency: 1, logger });
   });
   afterAll(async () => {
     proxy?.restore();

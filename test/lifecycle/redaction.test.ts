@@ -173,11 +173,11 @@ describe('distributed mode (gateway and workers)', () => {
       await exercise(address, key);
 
       // Jobs end before their answers; their hashes are gone right after.
-      const jobHash = new RegExp(`^${prefix}:bull:(verify|qr):[0-9a-f-]{36}$`);
+      const jobHash = new RegExp(`^${prefix}:bull:\\{(verify|qr)\\}:(verify|qr):[0-9a-f-]{36}$`);
       await expect.poll(async () => (await backendText()).keys.filter((name) => jobHash.test(name))).toEqual([]);
       const backend = await backendText();
       // Not vacuous: the event streams of both queues are there, with their completion events.
-      expect(backend.keys).toEqual(expect.arrayContaining([`${prefix}:bull:verify:events`, `${prefix}:bull:qr:events`]));
+      expect(backend.keys).toEqual(expect.arrayContaining([`${prefix}:bull:{verify}:verify:events`, `${prefix}:bull:{qr}:qr:events`]));
       expect(backend.text).toContain('completed');
       expectNothingSecret(backend.text, key);
 

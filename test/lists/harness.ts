@@ -66,7 +66,7 @@ export async function startListServer(mode: Mode, env: Record<string, string> = 
     const redis: Redis = createRedis(url, 'request', 'test-list-worker');
     const limiter = new RedisHostLimiter({ redis, prefix, perHost: config.VERIFY_MAX_CONNECTIONS_PER_HOST });
     const verifyWorker: Worker = startBullWorker(createVerifyHandler({ config, redis, limiter: limiter.for('batch') }), {
-      url,
+      redis: url,
       redisPrefix: prefix,
       concurrency: 4,
     });

@@ -133,7 +133,7 @@ describe('k8s manifests', () => {
       expect(spec.scaleTargetRef.name).toBe(object.metadata.name);
       expect(spec.minReplicaCount).toBeGreaterThanOrEqual(1);
       const queue = object.metadata.name.replace('-worker', '');
-      expect(spec.triggers.find((trigger) => trigger.type === 'redis')?.metadata.listName).toBe(`svc:bull:${queue}:wait`);
+      expect(spec.triggers.find((trigger) => trigger.type === 'redis')?.metadata.listName).toBe(`svc:bull:{${queue}}:${queue}:wait`);
       expect(spec.triggers.find((trigger) => trigger.type === 'prometheus')?.metadata.query).toContain(
         `queue="${queue}",state="prioritized"`,
       );

@@ -33,7 +33,7 @@ describe('graceful shutdown of the gateway process', () => {
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       return renderQr(payload);
     });
-    worker = startBullWorker(slowQr, { url, redisPrefix: prefix, concurrency: 50 });
+    worker = startBullWorker(slowQr, { redis: url, redisPrefix: prefix, concurrency: 50 });
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
     gateway = spawnNode('services/gateway/src/main.ts', {

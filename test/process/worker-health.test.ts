@@ -92,7 +92,7 @@ describe('worker liveness and readiness', () => {
 
     qr.proxy.restore();
     await expect.poll(() => status(`${qr.base}/readyz`), { timeout: 15_000, interval: 200 }).toBe(200);
-    const transport = await BullTransport.create({ url: testRedisUrl(), redisPrefix: qr.prefix, kinds: [QR_JOB] });
+    const transport = await BullTransport.create({ redis: testRedisUrl(), redisPrefix: qr.prefix, kinds: [QR_JOB] });
     try {
       const payload = { data: 'after the outage', format: 'svg', scale: 4, margin: 4, dark: '#000000ff', light: '#ffffffff' } as const;
       const result = await transport.submit(QR_JOB, payload, { deadlineMs: 10_000, requestId: 'health-test' });
@@ -104,7 +104,7 @@ describe('worker liveness and readiness', () => {
 
   it('reports the age of the oldest job waiting to start', async () => {
     const connection = createRedis(testRedisUrl(), 'request');
-    const queue = new Queue(QR_JOB.name, { connection, prefix: bullPrefix(qr.prefix) });
+    const queue = new Queue(QR_JOB.name, { connection, prefix: bullPrefix(qr.prefix, QR_JOB.name) });
     const metric = async () => {
       const text = await (await fetch(`${qr.base}/metrics`)).text();
       const value = /^queue_oldest_job_age_seconds\{[^}]*queue="qr"[^}]*\} (\S+)$/m.exec(text)?.[1];

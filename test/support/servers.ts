@@ -72,7 +72,7 @@ async function distributedParts(options: ServerOptions, key: string, revokedKey:
     options.workers === false
       ? []
       : (options.handlers ?? [qrJobHandler, createVerifyHandler({ config })]).map((handler) =>
-          startBullWorker(handler, { url, redisPrefix: prefix, concurrency: 4 }),
+          startBullWorker(handler, { redis: url, redisPrefix: prefix, concurrency: 4 }),
         );
   return {
     app: built.gateway.app,

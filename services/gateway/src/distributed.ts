@@ -20,24 +20,28 @@ export interface DistributedGateway {
 }
 
 export async function buildDistributedGateway(config: Config): Promise<DistributedGateway> {
-  const url = config.REDIS_URL;
-  if (url === undefined) throw new Error('REDIS_URL is required for the distributed gateway; `npm start` without it runs embedded mode.');
+  const topology = config.redis;
+  if (topology === undefined)
+    throw new Error(
+      'REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS is required for the distributed gateway; `npm start` without them runs embedded mode.',
+    );
   const registry = createRegistry({ service: 'gateway' });
   const logger = createLogger(config.LOG_LEVEL, 'gateway');
-  const redis = queueConnection(url, 'request', 'gateway-store', logger);
-  const transport = await BullTransport.create({ url, redisPrefix: config.REDIS_PREFIX, kinds: [QR_JOB, VERIFY_JOB], logger });
+  const redis = queueConnection(topology, 'request', 'gateway-store', logger);
+  const transport = await BullTransport.create({ redis: topology, redisPrefix: config.REDIS_PREFIX, kinds: [QR_JOB, VERIFY_JOB], logger });
   const keys = new RedisKeyStore(redis, config.REDIS_PREFIX);
   const listQueue = new BullListQueue(redis, config.REDIS_PREFIX, logger);
   const relay = new RedisCancellationRelay(
     redis,
-    queueConnection(url, 'blocking', 'gateway-tool-cancellations', logger),
+    queueConnection(topology, 'blocking', 'gateway-tool-cancellations', logger),
     config.REDIS_PREFIX,
   );
   const gateway = await buildGateway({
     config,
     transport,
     keys,
-    meter: new RedisMeter(redis, config.REDIS_PREFIX),
+    // Half the command timeout: a record Redis makes is one whose answer can still be waited for.
+    meter: new RedisMeter(redis, config.REDIS_PREFIX, Math.floor(topology.commandTimeoutMs / 2)),
     rateLimitRedis: redis,
     metrics: createGatewayMetrics(registry),
     renderMetrics: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),

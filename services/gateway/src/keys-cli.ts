@@ -18,7 +18,7 @@ const USAGE = `usage: npm run keys -- <command>
   allowance ID_OR_NAME OPERATION CALLS|default       set or clear a free-allowance override
   webhook-secret ID_OR_NAME                          replace a key's webhook secret (the new one printed once)
 operations: ${OPERATION_IDS.join(', ')}
-needs REDIS_URL (and REDIS_PREFIX when the deployment sets one)`;
+needs the deployment's Redis: REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS (and REDIS_PREFIX when it sets one)`;
 
 const isOperation = (value: string): value is OperationId => (OPERATION_IDS as readonly string[]).includes(value);
 
@@ -35,14 +35,17 @@ function parseAllowances(entries: string[]): Partial<Record<OperationId, number>
 
 export async function runKeysCli(argv: string[], env: Record<string, string | undefined> = process.env): Promise<string> {
   const config = loadConfig(env);
-  if (config.REDIS_URL === undefined) throw new Error('REDIS_URL is not set: keys live in Redis (embedded mode takes API_KEYS instead).');
+  if (config.redis === undefined)
+    throw new Error(
+      'No Redis configured (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS): keys live in Redis (embedded mode takes API_KEYS instead).',
+    );
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
     options: { name: { type: 'string' }, free: { type: 'string', multiple: true } },
   });
   const [command, ...rest] = positionals;
-  const redis = createRedis(config.REDIS_URL, 'request', 'keys-cli');
+  const redis = createRedis(config.redis, 'request', 'keys-cli');
   try {
     await waitForRedis(redis, 5_000);
     const store = new RedisKeyStore(redis, config.REDIS_PREFIX);

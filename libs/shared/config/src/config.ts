@@ -6,6 +6,7 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { OPERATIONS, type OperationId } from '@svc/contracts';
+import { redisTopology, type RedisTopology } from './redis-topology.ts';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((value) => value === 'true' || value === '1' || value === 'yes');
@@ -21,11 +22,30 @@ const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:]+)(:\d{1,5})?$/, '
 export const envSchema = z.object({
   PORT: int(0, 65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
-  REDIS_URL: z.string().url().optional(),
-  /** Namespaces every Redis key and queue of this deployment (tests give each file its own). */
-  REDIS_PREFIX: z
+  /** One Redis (`redis://`, `rediss://`) or Sentinel (`redis+sentinel://[user:pass@]host:port[,host:port]/master`). */
+  REDIS_URL: z
+    .string()
+    .regex(/^(redis|rediss|redis\+sentinel):\/\/\S+$/, 'expected redis://, rediss:// or redis+sentinel://')
+    .optional(),
+  REDIS_CLUSTER_NODES: csv.pipe(z.array(hostPort).min(1)).optional(),
+  REDIS_SENTINELS: csv.pipe(z.array(hostPort).min(1)).optional(),
+  REDIS_SENTINEL_MASTER: z
     .string()
     .regex(/^[A-Za-z0-9_.-]+$/)
+    .default('mymaster'),
+  REDIS_USERNAME: z.string().min(1).optional(),
+  REDIS_PASSWORD: z.string().min(1).optional(),
+  REDIS_TLS: bool.default(false),
+  /** Longest a Redis command on a request's path may take before the request is answered 503. */
+  REDIS_COMMAND_TIMEOUT_MS: int(50, 60_000).default(1_000),
+  /**
+   * Namespaces every Redis key and queue of this deployment (tests give each file its own). The
+   * product tags its keys itself; a prefix with one `{tag}` of its own puts every key in one
+   * cluster slot (correct, but nothing spreads), so braces are allowed only balanced and once.
+   */
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^(?=.)[A-Za-z0-9_.:-]*(\{[A-Za-z0-9_.:-]+\}[A-Za-z0-9_.:-]*)?$/, 'letters, digits, _ . : - and at most one {tag}')
     .default('svc'),
   API_KEYS: csv.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -117,6 +137,8 @@ export const workerMetricsPort = (config: Pick<Env, 'WORKER_METRICS_PORT'>, serv
 
 export interface Config extends Env {
   mode: 'embedded' | 'distributed';
+  /** Where the distributed mode's Redis is (undefined in embedded mode). */
+  redis: RedisTopology | undefined;
   heloName: string;
   mailFrom: string;
   rateLimits: Record<OperationId, number>;
@@ -146,18 +168,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   const heloName = e.VERIFY_HELO_NAME ?? hostname();
-  const byOperation = <T>(pick: (id: OperationId) => T) =>
-    Object.fromEntries(Object.keys(OPERATIONS).map((id) => [id, pick(id as OperationId)])) as Record<OperationId, T>;
-  const read = (name: string) => (e as unknown as Record<string, number>)[name] as number;
+  const redis = redisTopology(e);
+  if (typeof redis === 'string') throw new ConfigError(`invalid configuration: ${redis}`);
+  const byOperation = <T>(pick: (id: OperationId) => T): Record<OperationId, T> => ({
+    'email-verify.batch': pick('email-verify.batch'),
+    'email-verify.single': pick('email-verify.single'),
+    'qr.generate': pick('qr.generate'),
+    'qr.wifi': pick('qr.wifi'),
+    'email-verify.list': pick('email-verify.list'),
+  });
   const qrDeadline = e.REQUEST_DEADLINE_MS ?? 10_000;
   const verifyDeadline = e.REQUEST_DEADLINE_MS ?? e.VERIFY_BATCH_DEADLINE_MS + 2_000;
   return {
     ...e,
-    mode: e.REDIS_URL === undefined ? 'embedded' : 'distributed',
+    mode: redis === undefined ? 'embedded' : 'distributed',
+    redis,
     heloName,
     mailFrom: e.VERIFY_MAIL_FROM ?? `verify@${heloName}`,
-    rateLimits: byOperation((id) => read(OPERATIONS[id].rateLimitEnv)),
-    freeAllowances: byOperation((id) => read(OPERATIONS[id].freeAllowanceEnv)),
+    rateLimits: byOperation((id) => e[OPERATIONS[id].rateLimitEnv]),
+    freeAllowances: byOperation((id) => e[OPERATIONS[id].freeAllowanceEnv]),
     requestDeadlineMs: byOperation((id) => (id.startsWith('email-verify') ? verifyDeadline : qrDeadline)),
   };
 }

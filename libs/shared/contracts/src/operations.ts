@@ -6,12 +6,22 @@
 export const OPERATION_IDS = ['email-verify.batch', 'email-verify.single', 'qr.generate', 'qr.wifi', 'email-verify.list'] as const;
 export type OperationId = (typeof OPERATION_IDS)[number];
 
+/** Environment names of the rate limits and free allowances: config.ts reads them by these types, so a misspelt name does not compile. */
+export type RateLimitEnv =
+  | 'RATE_LIMIT_EMAIL_VERIFY_BATCH'
+  | 'RATE_LIMIT_EMAIL_VERIFY_SINGLE'
+  | 'RATE_LIMIT_QR_GENERATE'
+  | 'RATE_LIMIT_QR_WIFI'
+  | 'RATE_LIMIT_EMAIL_VERIFY_LIST';
+export type FreeAllowanceEnv =
+  'FREE_ALLOWANCE_EMAIL_VERIFY_BATCH' | 'FREE_ALLOWANCE_EMAIL_VERIFY_SINGLE' | 'FREE_ALLOWANCE_QR_GENERATE' | 'FREE_ALLOWANCE_QR_WIFI';
+
 export interface OperationDef {
   id: OperationId;
   priceMicroUsd: number;
   /** Environment names of its rate limit and free allowance (config.ts reads them). */
-  rateLimitEnv: string;
-  freeAllowanceEnv: string;
+  rateLimitEnv: RateLimitEnv;
+  freeAllowanceEnv: FreeAllowanceEnv;
   defaultRateLimitPerMinute: number;
   defaultFreeAllowance: number;
   /** Tool name and the MCP server path it is served on. */

@@ -21,7 +21,7 @@ import {
   startWorker,
   type DurableQueue,
 } from './durable-queue.ts';
-import { waitForRedis, type Redis } from './redis.ts';
+import { waitForRedis, writeProblem, type Redis, type RedisTarget } from './redis.ts';
 import { lockTimingFor } from './takeover.ts';
 import {
   awaitJob,
@@ -41,10 +41,13 @@ const ENQUEUE_TIMEOUT_MS = 2_000;
 const WITHDRAW_TIMEOUT_MS = 1_000;
 /** How long `create` waits for the request connection once the events connection is up. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/** A readiness probe must answer within the orchestrator's timeout (1 s by default in Kubernetes). */
+const READY_TIMEOUT_MS = 800;
 /** A job crashing its worker (a poison job) is retried this often, then failed. */
 const MAX_STALLED_COUNT = 2;
 
 export type { Job, Worker };
+// The durable-queue layer (bullPrefix, openQueue, startWorker, ...) and its retries.
 export * from './durable-queue.ts';
 export * from './retry.ts';
 
@@ -74,7 +77,7 @@ class QueueChannel {
 }
 
 export interface BullTransportOptions {
-  url: string;
+  redis: RedisTarget;
   redisPrefix: string;
   /** The kinds this gateway submits (only their queue names matter here). */
   kinds: ReadonlyArray<Pick<JobKind<unknown, unknown>, 'name'>>;
@@ -94,10 +97,11 @@ export class BullTransport implements JobTransport {
   /** Connects and starts QueueEvents for every kind; resolves once they listen (before the first add). */
   static async create(options: BullTransportOptions): Promise<BullTransport> {
     const { logger, redisPrefix } = options;
-    const client = queueConnection(options.url, 'request', 'gateway', logger);
-    const eventsClient = queueConnection(options.url, 'blocking', 'gateway-events', logger);
+    const client = queueConnection(options.redis, 'request', 'gateway', logger);
+    const eventsClient = queueConnection(options.redis, 'blocking', 'gateway-events', logger);
     const channels = new Map<string, QueueChannel>();
     for (const kind of options.kinds) {
+      // Each queue under its own hash tag (bullPrefix), opened by the durable-queue layer.
       const producer = openQueue(kind.name, { connection: client, redisPrefix, ...(logger === undefined ? {} : { logger }) });
       const events = openQueueEvents(kind.name, { connection: eventsClient, redisPrefix, ...(logger === undefined ? {} : { logger }) });
       channels.set(kind.name, new QueueChannel(producer, events));
@@ -156,14 +160,9 @@ export class BullTransport implements JobTransport {
     return (await withTimeout(channel.queue.remove(jobId), WITHDRAW_TIMEOUT_MS)) === 1;
   }
 
+  /** A write to the job backend would succeed now (the node is a primary; a cluster is ok). */
   async isReady(): Promise<boolean> {
-    if (this.client.status !== 'ready') return false;
-    try {
-      await withTimeout(this.client.ping(), 1_000);
-      return true;
-    } catch {
-      return false;
-    }
+    return (await writeProblem(this.client, READY_TIMEOUT_MS)) === undefined;
   }
 
   /** Number of requests waiting for a job result (for metrics and graceful shutdown). */
@@ -193,7 +192,7 @@ export class BullTransport implements JobTransport {
 }
 
 export interface BullWorkerOptions {
-  url: string;
+  redis: RedisTarget;
   redisPrefix: string;
   concurrency: number;
   /**
@@ -246,7 +245,7 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
     },
     {
       queue,
-      url: options.url,
+      redis: options.redis,
       redisPrefix: options.redisPrefix,
       concurrency: options.concurrency,
       lockDurationMs: timing.lockDurationMs,

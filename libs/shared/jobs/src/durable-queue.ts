@@ -7,11 +7,17 @@
  */
 import { Queue, QueueEvents, Worker, type Job, type KeepJobs, type Processor } from 'bullmq';
 import { createLogger, errorKind, errorLog, type Logger, type RateLimitedLog } from '@svc/telemetry';
-import { createRedis, type Redis, type RedisRole } from './redis.ts';
+import { createRedis, type Redis, type RedisRole, type RedisTarget } from './redis.ts';
 import type { RetryPolicy } from './retry.ts';
 import { withTimeout } from './timeout.ts';
 
-export const bullPrefix = (redisPrefix: string): string => `${redisPrefix}:bull`;
+/**
+ * BullMQ's prefix for one queue. Every key of a queue carries the queue's hash tag, BullMQ's
+ * documented pattern for Redis Cluster (its scripts touch many keys of one queue at once), and
+ * each queue has its own tag so that queues spread over the primaries. Keys still start with
+ * REDIS_PREFIX, so ACLs and clean-ups by prefix keep working: `svc:bull:{qr}:qr:wait`.
+ */
+export const bullPrefix = (redisPrefix: string, queue: string): string => `${redisPrefix}:bull:{${queue}}`;
 
 /** Longest a queue's close may wait for Redis before its connection is dropped. */
 export const CLOSE_TIMEOUT_MS = 2_000;
@@ -53,9 +59,12 @@ export function connectionErrorLog(logger: Logger | undefined): RateLimitedLog {
   return (level, _kind, fields, message) => log(level, kindOf('redis', fields.err), fields, message);
 }
 
-/** A Redis connection whose errors go to the process's connection error log. */
-export const queueConnection = (url: string, role: RedisRole, name: string, logger?: Logger): Redis =>
-  createRedis(url, role, name, connectionErrorLog(logger));
+/**
+ * A Redis connection of `role` on the configured topology (one node, Cluster or Sentinel, or a
+ * plain URL in tools and tests), its errors going to the process's connection error log.
+ */
+export const queueConnection = (target: RedisTarget, role: RedisRole, name: string, logger?: Logger): Redis =>
+  createRedis(target, role, name, connectionErrorLog(logger));
 
 /** Quits `connections` within the close budget, then drops them whatever Redis said. */
 export async function closeConnections(connections: readonly Redis[]): Promise<void> {
@@ -78,7 +87,7 @@ export interface DurableQueue {
   close(): Promise<void>;
 }
 
-export type QueueConnection = { connection: Redis } | { url: string; connectionName: string };
+export type QueueConnection = { connection: Redis } | { redis: RedisTarget; connectionName: string };
 
 /**
  * A producer's queue, on a connection it is given (shared, closed by its owner) or on one of its
@@ -87,8 +96,8 @@ export type QueueConnection = { connection: Redis } | { url: string; connectionN
 export function openQueue(name: string, options: QueueConnection & { redisPrefix: string; logger?: Logger }): DurableQueue {
   const log = queueErrorLog(options.logger);
   const shared = 'connection' in options;
-  const connection = shared ? options.connection : queueConnection(options.url, 'request', options.connectionName, options.logger);
-  const queue = new Queue(name, { connection, prefix: bullPrefix(options.redisPrefix) });
+  const connection = shared ? options.connection : queueConnection(options.redis, 'request', options.connectionName, options.logger);
+  const queue = new Queue(name, { connection, prefix: bullPrefix(options.redisPrefix, name) });
   watchErrors(queue, log, 'queue', { queue: name });
   return {
     queue,
@@ -103,14 +112,15 @@ export function openQueue(name: string, options: QueueConnection & { redisPrefix
 
 /** QueueEvents for a queue (it duplicates the connection it is given for its blocking reads). */
 export function openQueueEvents(name: string, options: { connection: Redis; redisPrefix: string; logger?: Logger }): QueueEvents {
-  const events = new QueueEvents(name, { connection: options.connection, prefix: bullPrefix(options.redisPrefix), autorun: true });
+  const events = new QueueEvents(name, { connection: options.connection, prefix: bullPrefix(options.redisPrefix, name), autorun: true });
   watchErrors(events, queueErrorLog(options.logger), 'queue-events', { queue: name });
   return events;
 }
 
 export interface DurableWorkerOptions<D> {
   queue: string;
-  url: string;
+  /** The topology from the configuration (`config.redis`), or a plain URL in tools and tests. */
+  redis: RedisTarget;
   redisPrefix: string;
   concurrency: number;
   /** A job's lock, the stalled-job check, and how often a job may stall before it is failed. */
@@ -136,11 +146,11 @@ export interface DurableWorkerOptions<D> {
  */
 export function startWorker<D, R>(processor: Processor<D, R>, options: DurableWorkerOptions<D>): Worker<D, R> {
   const log = queueErrorLog(options.logger);
-  const connection = queueConnection(options.url, 'blocking', options.connectionName ?? `worker-${options.queue}`, options.logger);
+  const connection = queueConnection(options.redis, 'blocking', options.connectionName ?? `worker-${options.queue}`, options.logger);
   const { retry } = options;
   const worker = new Worker<D, R>(options.queue, processor, {
     connection,
-    prefix: bullPrefix(options.redisPrefix),
+    prefix: bullPrefix(options.redisPrefix, options.queue),
     concurrency: options.concurrency,
     lockDuration: options.lockDurationMs,
     stalledInterval: options.stalledIntervalMs,

@@ -12,6 +12,16 @@ export const unavailableError = (cause?: unknown): ApiError =>
     cause,
   });
 
+/** The stores a request reads or writes in Redis besides the job backend, named in its 503. */
+export type BackendPart = 'key store' | 'rate limiter' | 'meter' | 'list store';
+
+/** A store on the request's path did not answer in time (REDIS_COMMAND_TIMEOUT_MS) or is gone. */
+export const storeUnavailableError = (part: BackendPart, cause?: unknown): ApiError =>
+  new ApiError('service_unavailable', `The ${part} cannot be reached right now; try again shortly.`, {
+    headers: { 'Retry-After': '5' },
+    cause,
+  });
+
 export const jobFailedError = (requestId: string, cause?: unknown): ApiError =>
   new ApiError('internal_error', `The job failed; quote request id ${requestId} when reporting it.`, {
     details: { requestId },

@@ -3,6 +3,10 @@
  * serve /healthz, /readyz and /metrics on a small port (worker/probe-server.ts), publish its job
  * metrics (worker/job-metrics.ts), and shut down gracefully (SIGTERM: finish or hand back active
  * jobs, then quit; a second signal exits at once).
+ *
+ * /readyz answers 200 only while the process can take jobs: its workers run, a write to Redis
+ * would succeed now (the node is a primary, a cluster's state is ok: `writeProblem`, not a PING),
+ * and the process's own check (`readiness`) finds nothing wrong.
  */
 import type { Server } from 'node:http';
 import type { Worker } from 'bullmq';
@@ -11,14 +15,13 @@ import { workerMetricsPort, type Config, type WorkerService } from '@svc/config'
 import { createWorkerMetrics, type Logger } from '@svc/telemetry';
 import { startBullWorker } from './bullmq.ts';
 import { closeConnections, openQueue, queueConnection, type DurableQueue } from './durable-queue.ts';
-import type { Redis } from './redis.ts';
+import { writeProblem, type Redis } from './redis.ts';
 import type { RegisteredHandler } from './transport.ts';
-import { withTimeout } from './timeout.ts';
 import { collectQueueDepth, countJobs } from './worker/job-metrics.ts';
 import { closeServer, createProbeServer, listenProbes } from './worker/probe-server.ts';
 
 /** A readiness probe must answer within the orchestrator's timeout (1 s by default in Kubernetes). */
-const READY_PING_TIMEOUT_MS = 800;
+const READY_TIMEOUT_MS = 800;
 
 export interface WorkerProcessOptions {
   /** Which worker this is: it picks the default metrics port, so that two kinds share a host. */
@@ -30,6 +33,8 @@ export interface WorkerProcessOptions {
   logger: Logger;
   /** BullMQ workers of other queues this process runs (lists): in health, queue depth and shutdown. */
   extraWorkers?: Worker[];
+  /** A problem of the process's own that makes it not ready (e.g. a shared limiter out of reach). */
+  readiness?: () => Promise<string | undefined>;
 }
 
 export interface WorkerProcess {
@@ -40,13 +45,15 @@ export interface WorkerProcess {
 
 export async function runWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
   const { config, registry, logger } = options;
-  if (config.REDIS_URL === undefined)
-    throw new Error('REDIS_URL is required for a worker process (embedded mode runs workers inside `npm start`).');
-  const url = config.REDIS_URL;
+  const topology = config.redis;
+  if (topology === undefined)
+    throw new Error(
+      'REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS is required for a worker process (embedded mode runs workers inside `npm start`).',
+    );
   const metrics = createWorkerMetrics(registry);
   const jobWorkers = options.handlers.map((handler) =>
     startBullWorker(handler, {
-      url,
+      redis: topology,
       redisPrefix: config.REDIS_PREFIX,
       concurrency: options.concurrency,
       logger,
@@ -57,7 +64,9 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
   for (const worker of options.extraWorkers ?? []) countJobs(worker, metrics, { queueWait: false });
   const workers = [...jobWorkers, ...(options.extraWorkers ?? [])];
 
-  const countsClient = queueConnection(url, 'request', 'worker-metrics', logger);
+  // Queue depth is read at scrape time through queues opened like any other (bullPrefix: each
+  // under its own hash tag), so an idle worker costs Redis nothing between scrapes.
+  const countsClient = queueConnection(topology, 'request', 'worker-metrics', logger);
   const queues = workers.map((worker) => openQueue(worker.name, { connection: countsClient, redisPrefix: config.REDIS_PREFIX, logger }));
 
   let closing: Promise<void> | undefined;
@@ -65,8 +74,8 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
     readiness: async () => {
       if (closing !== undefined) return 'Shutting down.';
       if (!workers.every((worker) => worker.isRunning())) return 'A queue worker has stopped.';
-      const pong = await withTimeout(countsClient.ping(), READY_PING_TIMEOUT_MS).catch(() => undefined);
-      return pong === 'PONG' ? undefined : 'Redis is not reachable.';
+      // A write must succeed now: a PING also answers from a demoted or cut-off primary.
+      return (await writeProblem(countsClient, READY_TIMEOUT_MS)) ?? (await options.readiness?.());
     },
     metrics: async () => {
       await collectQueueDepth(

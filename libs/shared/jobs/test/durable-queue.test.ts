@@ -28,7 +28,7 @@ describe('the durable-queue layer', () => {
 
   it('retries as the policy says and reports a final failure once, after the last attempt or at once when unrecoverable', async () => {
     const { logger } = capture();
-    const producer = openQueue('flaky', { url: testRedisUrl(), connectionName: 'test-producer', redisPrefix: prefix, logger });
+    const producer = openQueue('flaky', { redis: testRedisUrl(), connectionName: 'test-producer', redisPrefix: prefix, logger });
     const attempts = new Map<string, number>();
     const final: Array<{ id: string | undefined; attemptsMade: number; reason: string }> = [];
     const worker: Worker = startWorker(
@@ -40,7 +40,7 @@ describe('the durable-queue layer', () => {
       },
       {
         queue: 'flaky',
-        url: testRedisUrl(),
+        redis: testRedisUrl(),
         redisPrefix: prefix,
         concurrency: 2,
         lockDurationMs: 5_000,
@@ -68,10 +68,10 @@ describe('the durable-queue layer', () => {
 
   it('a final-failure handler that throws is logged, not lost', async () => {
     const { lines, logger } = capture();
-    const producer = openQueue('recording', { url: testRedisUrl(), connectionName: 'test-producer', redisPrefix: prefix, logger });
+    const producer = openQueue('recording', { redis: testRedisUrl(), connectionName: 'test-producer', redisPrefix: prefix, logger });
     const worker = startWorker(() => Promise.reject(new UnrecoverableError('bad job')), {
       queue: 'recording',
-      url: testRedisUrl(),
+      redis: testRedisUrl(),
       redisPrefix: prefix,
       concurrency: 1,
       lockDurationMs: 5_000,
@@ -91,7 +91,7 @@ describe('the durable-queue layer', () => {
 
   it('error events reach the log once per kind and window, with the count of those left out', async () => {
     const { lines, logger } = capture();
-    const producer = openQueue('noisy', { url: testRedisUrl(), connectionName: 'test-producer', redisPrefix: prefix, logger });
+    const producer = openQueue('noisy', { redis: testRedisUrl(), connectionName: 'test-producer', redisPrefix: prefix, logger });
     try {
       for (let i = 0; i < 100; i += 1) producer.queue.emit('error', new Error(`Missing lock for job ${i}`));
       const written = lines.filter((line) => line.msg === 'queue error');
@@ -105,7 +105,7 @@ describe('the durable-queue layer', () => {
   it('closes within its budget when Redis is gone', async () => {
     const proxy = await startTcpProxy(testRedisUrl());
     const { logger } = capture();
-    const producer = openQueue('cut', { url: proxy.url, connectionName: 'test-producer', redisPrefix: prefix, logger });
+    const producer = openQueue('cut', { redis: proxy.url, connectionName: 'test-producer', redisPrefix: prefix, logger });
     try {
       await producer.queue.waitUntilReady();
       proxy.cut();

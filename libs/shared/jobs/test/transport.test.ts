@@ -112,8 +112,8 @@ sharedContract('in-process', () => {
 sharedContract('bullmq', async () => {
   const url = testRedisUrl();
   const prefix = uniquePrefix('transport');
-  const transport = await BullTransport.create({ url, redisPrefix: prefix, kinds: [ECHO_JOB] });
-  const worker = startBullWorker(echoHandler, { url, redisPrefix: prefix, concurrency: 8 });
+  const transport = await BullTransport.create({ redis: url, redisPrefix: prefix, kinds: [ECHO_JOB] });
+  const worker = startBullWorker(echoHandler, { redis: url, redisPrefix: prefix, concurrency: 8 });
   return {
     transport,
     close: async () => {
@@ -129,7 +129,7 @@ describe('bullmq: failure behaviour', () => {
 
   it('with no worker, the request answers timeout at its deadline saying no worker took it, and its job leaves the queue, payload and all', async () => {
     const prefix = uniquePrefix('noworker');
-    const transport = await BullTransport.create({ url: url(), redisPrefix: prefix, kinds: [ECHO_JOB] });
+    const transport = await BullTransport.create({ redis: url(), redisPrefix: prefix, kinds: [ECHO_JOB] });
     try {
       const started = Date.now();
       const error = await rejection(submit(transport, { value: 'nobody' }, 500));
@@ -139,7 +139,7 @@ describe('bullmq: failure behaviour', () => {
       const queue = transport.queues()[0]!;
       await expect.poll(async () => (await queue.getJobCounts('waiting', 'active', 'failed')).waiting, { timeout: 5_000 }).toBe(0);
       const redis = createRedis(url(), 'blocking');
-      expect(await redis.keys(`${prefix}:bull:echo:*-*`)).toEqual([]);
+      expect(await redis.keys(`${prefix}:bull:{echo}:echo:*-*`)).toEqual([]);
       redis.disconnect();
     } finally {
       await transport.close();
@@ -149,8 +149,8 @@ describe('bullmq: failure behaviour', () => {
 
   it('a worker drops a job whose deadline passed unrun, says why, and keeps nothing of it', async () => {
     const prefix = uniquePrefix('expired');
-    const queue = new Queue('echo', { connection: { url: url() }, prefix: bullPrefix(prefix) });
-    const events = new QueueEvents('echo', { connection: { url: url() }, prefix: bullPrefix(prefix) });
+    const queue = new Queue('echo', { connection: { url: url() }, prefix: bullPrefix(prefix, 'echo') });
+    const events = new QueueEvents('echo', { connection: { url: url() }, prefix: bullPrefix(prefix, 'echo') });
     await events.waitUntilReady();
     let handled = 0;
     const counting = {
@@ -160,7 +160,7 @@ describe('bullmq: failure behaviour', () => {
         return echoHandler.handle(payload, context);
       },
     };
-    const worker = startBullWorker(counting, { url: url(), redisPrefix: prefix, concurrency: 1 });
+    const worker = startBullWorker(counting, { redis: url(), redisPrefix: prefix, concurrency: 1 });
     try {
       const failed = new Promise<string>((resolve) => events.on('failed', ({ failedReason }) => resolve(failedReason)));
       await queue.add('echo', { payload: { value: 'late' }, deadlineAt: Date.now() - 1, requestId: 'req-late' }, { jobId: 'late-1' });
@@ -177,7 +177,7 @@ describe('bullmq: failure behaviour', () => {
 
   it('a caller that leaves while its job is still queued: the job is removed with its payload', async () => {
     const prefix = uniquePrefix('gone');
-    const transport = await BullTransport.create({ url: url(), redisPrefix: prefix, kinds: [ECHO_JOB] });
+    const transport = await BullTransport.create({ redis: url(), redisPrefix: prefix, kinds: [ECHO_JOB] });
     try {
       const wait = submitLeaving(transport, 300);
       await expect(wait).rejects.toBeInstanceOf(CallerGoneError);
@@ -192,7 +192,7 @@ describe('bullmq: failure behaviour', () => {
   it('Redis unreachable: service_unavailable with Retry-After, fast', async () => {
     const proxy = await startTcpProxy(url());
     const prefix = uniquePrefix('down');
-    const transport = await BullTransport.create({ url: proxy.url, redisPrefix: prefix, kinds: [ECHO_JOB] });
+    const transport = await BullTransport.create({ redis: proxy.url, redisPrefix: prefix, kinds: [ECHO_JOB] });
     try {
       proxy.cut();
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -212,7 +212,7 @@ describe('bullmq: failure behaviour', () => {
 
   it("a crashed worker's job is retried by another worker through stalled-job handling", async () => {
     const prefix = uniquePrefix('crash');
-    const transport = await BullTransport.create({ url: url(), redisPrefix: prefix, kinds: [ECHO_JOB] });
+    const transport = await BullTransport.create({ redis: url(), redisPrefix: prefix, kinds: [ECHO_JOB] });
     const script = fileURLToPath(new URL('./fixtures/crashing-worker.ts', import.meta.url));
     const child = spawnNode(script, { args: [url(), prefix] });
     let output = '';
@@ -223,7 +223,7 @@ describe('bullmq: failure behaviour', () => {
       const answer = submit(transport, { value: 'survives' }, 20_000);
       await expect.poll(() => output.includes('took-job'), { timeout: 10_000 }).toBe(true);
       await stopProcessTree(child, { signal: 'SIGKILL' });
-      survivor = startBullWorker(echoHandler, { url: url(), redisPrefix: prefix, concurrency: 1, takeoverMs: 2_000 });
+      survivor = startBullWorker(echoHandler, { redis: url(), redisPrefix: prefix, concurrency: 1, takeoverMs: 2_000 });
       await expect(answer).resolves.toEqual({ value: 'SURVIVES' });
     } finally {
       await stopProcessTree(child, { signal: 'SIGKILL' });

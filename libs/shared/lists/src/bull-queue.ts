@@ -7,7 +7,7 @@
  * layer's (`@svc/jobs/bullmq`).
  */
 import { openQueue, retryJobOptions, startWorker, type DurableQueue, type Job, type Worker } from '@svc/jobs/bullmq';
-import type { Redis } from '@svc/jobs/redis';
+import type { Redis, RedisTarget } from '@svc/jobs/redis';
 import type { Logger } from '@svc/telemetry';
 import {
   LIST_QUEUE,
@@ -30,7 +30,7 @@ const JOB_OPTIONS = {
 export class BullListQueue implements ListQueue {
   private readonly producer: DurableQueue;
 
-  /** On a connection it is given (closed by its owner). */
+  /** On a connection it is given (closed by its owner), under the queue's own hash tag (bullPrefix). */
   constructor(connection: Redis, redisPrefix: string, logger?: Logger) {
     this.producer = openQueue(LIST_QUEUE, { connection, redisPrefix, ...(logger === undefined ? {} : { logger }) });
   }
@@ -58,7 +58,7 @@ export class BullListQueue implements ListQueue {
 }
 
 export interface ListWorkerOptions {
-  url: string;
+  redis: RedisTarget;
   redisPrefix: string;
   concurrency: number;
   /** A job's lock: a crashed worker's job is taken up by another one after it lapses. */
@@ -76,7 +76,7 @@ export function startListWorker(processor: ListJobProcessor, options: ListWorker
       processor(listJobSchema.parse(job.data), signal ?? new AbortController().signal),
     {
       queue: LIST_QUEUE,
-      url: options.url,
+      redis: options.redis,
       redisPrefix: options.redisPrefix,
       concurrency: options.concurrency,
       lockDurationMs: lockDuration,

@@ -8,3 +8,4 @@ export * from './store.ts';
 export { MemoryListStore } from './memory-store.ts';
 export { decodeCursor, encodeCursor, nextStatus } from './rules.ts';
 export * from './queue.ts';
+export { newListIdFor, slotOfTag } from './list-id.ts';

@@ -1,17 +1,22 @@
 /**
  * Distributed mode's list store. Keys, under the deployment's prefix `<p>`:
- *   <p>:list:<id>              hash   the list record (counters, status, times, layout)
- *   <p>:list:<id>:input        hash   input chunk number -> JSON rows, in input order
- *   <p>:list:<id>:work         hash   work chunk number -> JSON [distinct index, address, entries]
- *   <p>:list:<id>:results      hash   distinct index -> JSON [settle sequence, result]
- *   <p>:list:<id>:retries      hash   distinct index -> "round:dueAtMs", while a retry is due
- *   <p>:list:<id>:chunks       set    work chunks whose first pass is recorded
- *   <p>:list:<id>:groups       zset   "chunk:round" -> due time, per retry job still to run
- *   <p>:lists:key:<keyId>      zset   the key's lists by creation time (listing, newest first)
- *   <p>:lists:active:<keyId>   zset   list id -> hold expiry (+inf once created): active-list slots
- *   <p>:lists:unfinished       set    lists whose end is not yet handled (the janitor's work)
+ *   <p>:list:{<id>}              hash   the list record (counters, status, times, layout)
+ *   <p>:list:{<id>}:input        hash   input chunk number -> JSON rows, in input order
+ *   <p>:list:{<id>}:work         hash   work chunk number -> JSON [distinct index, address, entries]
+ *   <p>:list:{<id>}:results      hash   distinct index -> JSON [settle sequence, result]
+ *   <p>:list:{<id>}:retries      hash   distinct index -> "round:dueAtMs", while a retry is due
+ *   <p>:list:{<id>}:chunks       set    work chunks whose first pass is recorded
+ *   <p>:list:{<id>}:groups       zset   "chunk:round" -> due time, per retry job still to run
+ *   <p>:lists:key:{<keyId>}      zset   the key's lists by creation time (listing, newest first)
+ *   <p>:lists:active:{<keyId>}   zset   list id -> hold expiry (+inf once created): active-list slots
+ *   <p>:lists:unfinished         set    lists whose end is not yet handled (the janitor's work)
  * State changes are Lua scripts: a result is recorded once (HSETNX-like check), and a commit
  * that arrives after the list was cancelled records nothing.
+ *
+ * Redis Cluster: a list's keys carry its id as hash tag, a key's sets its key id, and a list id
+ * is drawn in its key's slot (list-id.ts), so every script and transaction below touches one
+ * slot. Only the janitor's set is apart; it is written outside the transactions, before a list
+ * exists and after it is finished, and the janitor tolerates an id whose list is gone.
  */
 import { LIST_STATUSES, isEnded, verifyResultSchema, type ListStatus } from '@svc/contracts';
 import type { Redis } from '@svc/jobs/redis';
@@ -159,11 +164,11 @@ export class RedisListStore implements ListStore {
   }
 
   private key(listId: string, part?: 'input' | 'work' | 'results' | 'retries' | 'chunks' | 'groups'): string {
-    return part === undefined ? `${this.prefix}:list:${listId}` : `${this.prefix}:list:${listId}:${part}`;
+    return part === undefined ? `${this.prefix}:list:{${listId}}` : `${this.prefix}:list:{${listId}}:${part}`;
   }
 
-  private byKey = (keyId: string): string => `${this.prefix}:lists:key:${keyId}`;
-  private active = (keyId: string): string => `${this.prefix}:lists:active:${keyId}`;
+  private byKey = (keyId: string): string => `${this.prefix}:lists:key:{${keyId}}`;
+  private active = (keyId: string): string => `${this.prefix}:lists:active:{${keyId}}`;
   private get unfinishedKey(): string {
     return `${this.prefix}:lists:unfinished`;
   }
@@ -202,6 +207,8 @@ export class RedisListStore implements ListStore {
       allowance: list.allowance,
       layout: JSON.stringify(list.layout),
     };
+    // Before the list exists (another slot than the transaction's): the janitor then finds it.
+    await this.redis.sadd(this.unfinishedKey, list.id);
     const multi = this.redis.multi();
     for (let start = 0; start < work.length; start += 500) {
       const slice = Object.fromEntries(
@@ -214,7 +221,6 @@ export class RedisListStore implements ListStore {
       .hset(this.key(list.id), fields)
       .zadd(this.byKey(list.keyId), list.createdAt, list.id)
       .zadd(this.active(list.keyId), '+inf', list.id)
-      .sadd(this.unfinishedKey, list.id)
       .exec();
   }
 
@@ -340,7 +346,9 @@ export class RedisListStore implements ListStore {
     const multi = this.redis.multi().hset(this.key(listId), 'finished', 1);
     for (const part of [undefined, 'input', 'work', 'results', 'retries', 'chunks', 'groups'] as const)
       multi.expire(this.key(listId, part), seconds);
-    await multi.srem(this.unfinishedKey, listId).exec();
+    await multi.exec();
+    // After, and apart (another slot): a crash in between only has the janitor finish it again.
+    await this.redis.srem(this.unfinishedKey, listId);
   }
 
   async pendingWork(listId: string): Promise<PendingWork> {

@@ -1,2 +1,2 @@
 export { MemoryMeter, type Charge, type LedgerState, type Meter, type OperationUsage, type UnitsRecorded } from './meter.ts';
-export { RedisMeter } from './redis-meter.ts';
+export { MeterLateError, RedisMeter } from './redis-meter.ts';

@@ -49,7 +49,8 @@ export interface Meter {
     allowance: number,
     upTo: number,
   ): Promise<UnitsRecorded>;
-  ledger(ledger: string): Promise<LedgerState>;
+  /** `keyId` is the key the ledger's units were recorded for (in Redis they share its slot). */
+  ledger(ledger: string, keyId: string): Promise<LedgerState>;
 }
 
 export class MemoryMeter implements Meter {
@@ -107,7 +108,7 @@ export class MemoryMeter implements Meter {
     return Promise.resolve(outcome);
   }
 
-  ledger(ledger: string): Promise<LedgerState> {
+  ledger(ledger: string, _keyId?: string): Promise<LedgerState> {
     return Promise.resolve({ ...(this.ledgers.get(ledger) ?? { units: 0, billableUnits: 0 }) });
   }
 }

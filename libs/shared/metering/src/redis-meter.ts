@@ -1,7 +1,8 @@
 /**
  * The meter in Redis: one hash per key and month, updated by one script, so that two gateway
  * replicas (or a gateway and a worker) can never both decide that the same call was the last
- * free one. A list's ledger (`<prefix>:ledger:<name>`) moves in the same script as the meter.
+ * free one. A list's ledger moves in the same script as the meter, so on a Redis Cluster both
+ * carry the key id as hash tag: `<prefix>:usage:{<keyId>}:<month>`, `<prefix>:ledger:{<keyId>}:<name>`.
  */
 import { OPERATION_IDS, allowancePool, type OperationId } from '@svc/contracts';
 import type { Redis } from '@svc/jobs/redis';
@@ -32,9 +33,18 @@ local function pool_from(first, last)
 end
 `;
 
-/** ARGV: operation, allowance, ttl, pool... */
+/**
+ * ARGV: operation, allowance, ttl, give-up time (ms since the epoch, 0: none), pool... A call
+ * that reaches Redis after its gateway gave up on it (a primary frozen, then thawed with the
+ * command still in its socket) records nothing: the caller was answered 503, not billed.
+ */
 const RECORD_SCRIPT = `${RECORD_ONE}
-local pool = pool_from(4, #ARGV)
+local give_up = tonumber(ARGV[4])
+if give_up > 0 then
+  local now = redis.call('TIME')
+  if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > give_up then return {-1, 0, 0} end
+end
+local pool = pool_from(5, #ARGV)
 local calls, billable, used = record_one(ARGV[1], tonumber(ARGV[2]), pool)
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 return {calls, billable, used}
@@ -61,7 +71,14 @@ return {recorded, billable_units}
 `;
 
 type MeterRedis = Redis & {
-  meterRecord(key: string, operation: string, allowance: number, ttl: number, ...pool: string[]): Promise<[number, number, number]>;
+  meterRecord(
+    key: string,
+    operation: string,
+    allowance: number,
+    ttl: number,
+    giveUpAt: number,
+    ...pool: string[]
+  ): Promise<[number, number, number]>;
   meterRecordUnits(
     key: string,
     ledger: string,
@@ -72,12 +89,26 @@ type MeterRedis = Redis & {
   ): Promise<[number, number]>;
 };
 
+/** The record reached Redis after its sender had given up on it, and was not made. */
+export class MeterLateError extends Error {
+  constructor() {
+    super('the call reached the meter after its sender gave up on it; not recorded');
+    this.name = 'MeterLateError';
+  }
+}
+
 export class RedisMeter implements Meter {
   private readonly redis: MeterRedis;
 
+  /**
+   * `recordWithinMs`: a call's record that reaches Redis later than this after it was sent is
+   * refused there (half the command timeout leaves the answer time to come back before the
+   * sender gives up and answers 503). Undefined: no limit.
+   */
   constructor(
     redis: Redis,
     private readonly prefix: string,
+    private readonly recordWithinMs?: number,
   ) {
     if (!('meterRecord' in redis)) redis.defineCommand('meterRecord', { numberOfKeys: 1, lua: RECORD_SCRIPT });
     if (!('meterRecordUnits' in redis)) redis.defineCommand('meterRecordUnits', { numberOfKeys: 2, lua: RECORD_UNITS_SCRIPT });
@@ -85,11 +116,11 @@ export class RedisMeter implements Meter {
   }
 
   private keyOf(keyId: string, period: string): string {
-    return `${this.prefix}:usage:${period}:${keyId}`;
+    return `${this.prefix}:usage:{${keyId}}:${period}`;
   }
 
-  private ledgerKey(ledger: string): string {
-    return `${this.prefix}:ledger:${ledger}`;
+  private ledgerKey(ledger: string, keyId: string): string {
+    return `${this.prefix}:ledger:{${keyId}}:${ledger}`;
   }
 
   async record(keyId: string, operation: OperationId, period: string, allowance: number): Promise<Charge> {
@@ -98,8 +129,10 @@ export class RedisMeter implements Meter {
       operation,
       allowance,
       RETENTION_SECONDS,
+      this.recordWithinMs === undefined ? 0 : Date.now() + this.recordWithinMs,
       ...allowancePool(operation),
     );
+    if (calls < 0) throw new MeterLateError();
     return { calls, billable: billable === 1, freeRemaining: Math.max(0, allowance - used) };
   }
 
@@ -113,7 +146,7 @@ export class RedisMeter implements Meter {
   ): Promise<UnitsRecorded> {
     const [recorded, billable] = await this.redis.meterRecordUnits(
       this.keyOf(keyId, period),
-      this.ledgerKey(ledger),
+      this.ledgerKey(ledger, keyId),
       operation,
       allowance,
       RETENTION_SECONDS,
@@ -123,8 +156,8 @@ export class RedisMeter implements Meter {
     return { recorded, billable };
   }
 
-  async ledger(ledger: string): Promise<LedgerState> {
-    const [units, billable] = await this.redis.hmget(this.ledgerKey(ledger), 'units', 'billable');
+  async ledger(ledger: string, keyId: string): Promise<LedgerState> {
+    const [units, billable] = await this.redis.hmget(this.ledgerKey(ledger, keyId), 'units', 'billable');
     return { units: Number(units ?? 0), billableUnits: Number(billable ?? 0) };
   }
 

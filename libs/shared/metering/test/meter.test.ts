@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedis, waitForRedis, type Redis } from '@svc/jobs/redis';
 import { dropPrefix, testRedisUrl, uniquePrefix } from '@svc/testkit';
-import { MemoryMeter, RedisMeter, type Meter } from '../src/index.ts';
+import { MemoryMeter, MeterLateError, RedisMeter, type Meter } from '../src/index.ts';
 
 const prefix = uniquePrefix('meter');
 let redis: Redis | undefined;
@@ -37,7 +37,7 @@ describe.each([
       'email-verify.list': { calls: 3, billableCalls: 1 },
       'email-verify.single': { calls: 1, billableCalls: 0 },
     });
-    expect(await meter.ledger('list:a')).toEqual({ units: 3, billableUnits: 1 });
+    expect(await meter.ledger('list:a', 'k1')).toEqual({ units: 3, billableUnits: 1 });
   });
 
   it('records each unit of a ledger once, asked again or concurrently', async () => {
@@ -49,7 +49,19 @@ describe.each([
       Array.from({ length: 6 }, () => meter.recordUnits('list:b', 'k2', 'email-verify.list', '2026-11', 0, 5)),
     );
     expect(racing.reduce((sum, outcome) => sum + outcome.recorded, 0)).toBe(3);
-    expect(await meter.ledger('list:b')).toEqual({ units: 5, billableUnits: 5 });
+    expect(await meter.ledger('list:b', 'k2')).toEqual({ units: 5, billableUnits: 5 });
     expect((await meter.usage('k2', '2026-11'))['email-verify.list']).toEqual({ calls: 5, billableCalls: 5 });
+  });
+});
+
+describe('redis meter give-up time', () => {
+  it('records a call that reaches Redis in time, and nothing for one that arrives after its sender gave up', async () => {
+    redis ??= createRedis(testRedisUrl(), 'request', 'test-meter');
+    await waitForRedis(redis, 5_000);
+    const own = `${prefix}-late`;
+    expect((await new RedisMeter(redis, own, 5_000).record('k3', 'qr.generate', '2026-11', 0)).calls).toBe(1);
+    // A negative window stands for a command that sat in a frozen primary's socket past it.
+    await expect(new RedisMeter(redis, own, -5_000).record('k3', 'qr.generate', '2026-11', 0)).rejects.toBeInstanceOf(MeterLateError);
+    expect(await new RedisMeter(redis, own).usage('k3', '2026-11')).toEqual({ 'qr.generate': { calls: 1, billableCalls: 1 } });
   });
 });

@@ -19,7 +19,7 @@ import {
   type RetryPolicy,
   type Worker,
 } from '@svc/jobs/bullmq';
-import { waitForRedis, type Redis } from '@svc/jobs/redis';
+import { waitForRedis, type Redis, type RedisTarget } from '@svc/jobs/redis';
 import type { Logger } from '@svc/telemetry';
 import { attemptDelivery, type AttemptContext } from './attempt.ts';
 import type { DeliveryOptions } from './deliver.ts';
@@ -44,7 +44,7 @@ const jobDataSchema = z.object({ event: callbackEventSchema, enqueuedAt: z.numbe
 type CallbackJobData = z.infer<typeof jobDataSchema>;
 
 export interface BullCallbackDispatcherOptions {
-  url: string;
+  redis: RedisTarget;
   redisPrefix: string;
   /** Where its Redis and queue errors go (rate-limited); the queue layer's own logger without. */
   logger?: Logger;
@@ -56,7 +56,7 @@ export interface BullCallbackDispatcherOptions {
  * whether the event is stored.
  */
 export function createBullCallbackDispatcher(options: BullCallbackDispatcherOptions): CallbackDispatcher {
-  const connection = queueConnection(options.url, 'request', 'callbacks-dispatcher', options.logger);
+  const connection = queueConnection(options.redis, 'request', 'callbacks-dispatcher', options.logger);
   const producer = openQueue(CALLBACK_QUEUE, {
     connection,
     redisPrefix: options.redisPrefix,
@@ -104,7 +104,7 @@ const callbackRetry = (schedule: RetrySchedule): RetryPolicy => ({
 });
 
 export interface CallbackConsumerOptions {
-  url: string;
+  redis: RedisTarget;
   redisPrefix: string;
   /** LIST_ALLOW_PRIVATE_CALLBACKS. */
   allowPrivate: boolean;
@@ -131,7 +131,7 @@ export function startCallbackConsumer(options: CallbackConsumerOptions): Callbac
   let secretsRedis: Redis | undefined;
   let secrets = options.secrets;
   if (secrets === undefined) {
-    secretsRedis = queueConnection(options.url, 'request', 'callbacks-secrets', options.logger);
+    secretsRedis = queueConnection(options.redis, 'request', 'callbacks-secrets', options.logger);
     secrets = new WebhookSecretStore(secretsRedis, options.redisPrefix).source;
   }
   const context: AttemptContext = {
@@ -156,7 +156,7 @@ export function startCallbackConsumer(options: CallbackConsumerOptions): Callbac
     },
     {
       queue: CALLBACK_QUEUE,
-      url: options.url,
+      redis: options.redis,
       redisPrefix: options.redisPrefix,
       concurrency: options.concurrency ?? 8,
       lockDurationMs: lockDuration,

@@ -26,8 +26,8 @@ beforeAll(async () => {
   redis = createRedis(testRedisUrl(), 'request', 'test');
   await waitForRedis(redis, 5_000);
   secrets = new WebhookSecretStore(redis, prefix);
-  queue = new Queue(CALLBACK_QUEUE, { connection: redis, prefix: bullPrefix(prefix) });
-  dispatcher = createBullCallbackDispatcher({ url: testRedisUrl(), redisPrefix: prefix });
+  queue = new Queue(CALLBACK_QUEUE, { connection: redis, prefix: bullPrefix(prefix, CALLBACK_QUEUE) });
+  dispatcher = createBullCallbackDispatcher({ redis: testRedisUrl(), redisPrefix: prefix });
 });
 afterAll(async () => {
   await dispatcher.close();
@@ -48,7 +48,7 @@ async function setUp(script: Script, options: { allowPrivate?: boolean; giveUpAf
   const receiver = await startReceiver(script);
   const logs: CapturedLogs = captureLogs();
   const consumer = startCallbackConsumer({
-    url: testRedisUrl(),
+    redis: testRedisUrl(),
     redisPrefix: prefix,
     allowPrivate: options.allowPrivate ?? true,
     logger: logs.logger,
@@ -126,7 +126,7 @@ describe('BullMQ callbacks', () => {
 
   it('enqueue rejects, rather than hangs, when Redis is unreachable (the caller knows the event is not stored)', async () => {
     const proxy = await startTcpProxy(testRedisUrl());
-    const cut = createBullCallbackDispatcher({ url: proxy.url, redisPrefix: prefix });
+    const cut = createBullCallbackDispatcher({ redis: proxy.url, redisPrefix: prefix });
     try {
       const event = listCompleted('https://hooks.example.com/cb', KEY_ID);
       await cut.enqueue(event);

@@ -3,7 +3,7 @@
  * the key's active-list slots, store the upload as it is read, queue its chunks), read, page and
  * cancel. Nothing here probes or bills: the verify-workers do both as they work.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   ApiError,
@@ -17,7 +17,17 @@ import {
   type OperationId,
 } from '@svc/contracts';
 import { unavailableError } from '@svc/jobs';
-import { LIST_QUEUE, chunkJobs, ledgerOf, toListObject, type CsvLayout, type ListQueue, type ListRecord, type ListStore } from '@svc/lists';
+import {
+  LIST_QUEUE,
+  chunkJobs,
+  ledgerOf,
+  newListIdFor,
+  toListObject,
+  type CsvLayout,
+  type ListQueue,
+  type ListRecord,
+  type ListStore,
+} from '@svc/lists';
 import { checkCallbackUrl } from '@svc/webhooks';
 import type { Meter } from '@svc/metering';
 import type { FastifyBaseLogger } from 'fastify';
@@ -50,7 +60,8 @@ export interface NewListInput {
   settle?: () => Partial<CsvLayout>;
 }
 
-export const newListId = (): string => `lst_${randomBytes(12).toString('hex')}`;
+/** A new list's id, in its key's Redis Cluster slot (see list-id.ts in @svc/lists). */
+export const newListId = (keyId: string): string => newListIdFor(keyId);
 
 /** Redis (or the queue) failing is 503, as for every other operation. */
 async function backend<T>(step: () => Promise<T>): Promise<T> {
@@ -90,7 +101,7 @@ export class ListService {
 
   async create(key: ApiKeyRecord, input: NewListInput, log: FastifyBaseLogger): Promise<ListObject> {
     this.checkCallback(input.callbackUrl);
-    const id = newListId();
+    const id = newListId(key.id);
     const now = Date.now();
     const held = await backend(() => this.deps.store.reserve(key.id, id, this.deps.maxActivePerKey, now, UPLOAD_HOLD_MS));
     if (!held) {
@@ -160,7 +171,7 @@ export class ListService {
   }
 
   async object(record: ListRecord): Promise<ListObject> {
-    const ledger = await backend(() => this.deps.meter.ledger(ledgerOf(record.id)));
+    const ledger = await backend(() => this.deps.meter.ledger(ledgerOf(record.id), record.keyId));
     return toListObject(record, ledger.billableUnits, UNIT_PRICE);
   }
 

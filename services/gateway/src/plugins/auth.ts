@@ -6,7 +6,7 @@
  * presented but unknown or revoked key).
  */
 import { ApiError } from '@svc/contracts';
-import { unavailableError } from '@svc/jobs';
+import { storeUnavailableError } from '@svc/jobs';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { parseAuthorization } from '../auth/api-keys.ts';
@@ -22,7 +22,7 @@ export async function identify(keys: KeyStore, header: string | undefined): Prom
   try {
     record = await keys.authenticate(presented.token);
   } catch (error) {
-    throw unavailableError(error);
+    throw storeUnavailableError('key store', error);
   }
   if (record === null) return { key: null, credential: 'unknown' };
   if (record.revoked) return { key: null, credential: 'revoked' };

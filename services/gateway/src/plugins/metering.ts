@@ -9,7 +9,7 @@
  * route is refused: it would run and bill the job for no body.
  */
 import { ApiError, OPERATIONS, billingPeriod, formatUsd, type OperationId } from '@svc/contracts';
-import { CallerGoneError, unavailableError } from '@svc/jobs';
+import { CallerGoneError, storeUnavailableError } from '@svc/jobs';
 import type { CallOutcome, GatewayMetrics } from '@svc/telemetry';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -69,7 +69,7 @@ function meteringPlugin(app: FastifyInstance, options: MeteringOptions, done: (e
       charge = await options.meter.record(key.id, operation, billingPeriod(), allowance);
     } catch (error) {
       charged.delete(request);
-      throw unavailableError(error);
+      throw storeUnavailableError('meter', error);
     }
     const costMicroUsd = charge.billable ? OPERATIONS[operation].priceMicroUsd : 0;
     metrics.cost.inc({ operation }, costMicroUsd / 1_000_000);

@@ -8,7 +8,7 @@
  */
 import rateLimit from '@fastify/rate-limit';
 import { ApiError, OPERATION_IDS, isApiError, type OperationId } from '@svc/contracts';
-import { unavailableError } from '@svc/jobs';
+import { storeUnavailableError } from '@svc/jobs';
 import type { Redis } from '@svc/jobs/redis';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -61,7 +61,7 @@ async function rateLimitPlugin(app: FastifyInstance, options: RateLimitOptions):
         await handler.call(app, request, reply);
       } catch (error) {
         // The store failing (Redis gone) must not pass for "no limit" nor for a bug.
-        throw isApiError(error) ? error : unavailableError(error);
+        throw isApiError(error) ? error : storeUnavailableError('rate limiter', error);
       }
     };
   }

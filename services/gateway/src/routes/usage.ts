@@ -1,5 +1,5 @@
 import { OPERATIONS, OPERATION_IDS, allowanceOwner, allowancePool, billingPeriod, formatUsd, type OperationId } from '@svc/contracts';
-import { unavailableError } from '@svc/jobs';
+import { storeUnavailableError } from '@svc/jobs';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { USAGE_EXAMPLE } from '../openapi-examples.ts';
 import { accountResponses, json, usageResponseSchema } from '../openapi-schemas.ts';
@@ -33,7 +33,7 @@ export const usageRoutes: FastifyPluginCallbackZod<{ meter: Meter; freeAllowance
       try {
         usage = await options.meter.usage(key.id, period);
       } catch (error) {
-        throw unavailableError(error);
+        throw storeUnavailableError('meter', error);
       }
       let totalMicroUsd = 0;
       const operations = Object.fromEntries(

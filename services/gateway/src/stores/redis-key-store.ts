@@ -1,6 +1,9 @@
 /**
- * Keys in Redis: one hash per key at `<prefix>:apikey:<sha256>` and a set of all digests for
+ * Keys in Redis: one hash per key at `<prefix>:apikey:{<sha256>}` and a set of all digests for
  * listing. A lookup is one HGETALL by digest; the digest is then compared in constant time.
+ * On a Redis Cluster each key's hash is its own slot (tagged by its digest), so lookups spread
+ * over the primaries; nothing writes a key's hash and the index in one transaction (they are
+ * in different slots): the hash is written first, and listing skips an index entry without one.
  */
 import { OPERATION_IDS, type OperationId } from '@svc/contracts';
 import type { Redis } from '@svc/jobs/redis';
@@ -17,7 +20,7 @@ export class RedisKeyStore implements KeyStore {
   ) {}
 
   private keyOf(hash: string): string {
-    return `${this.prefix}:apikey:${hash}`;
+    return `${this.prefix}:apikey:{${hash}}`;
   }
 
   private get indexKey(): string {
@@ -34,28 +37,23 @@ export class RedisKeyStore implements KeyStore {
   async create(name: string, key: string, freeAllowance: Partial<Record<OperationId, number>> = {}): Promise<ApiKeyRecord> {
     const hash = hashApiKey(key);
     const record: ApiKeyRecord = { id: keyIdOf(hash), name, createdAt: new Date().toISOString(), revoked: false, freeAllowance };
-    await this.redis
-      .multi()
-      .hset(this.keyOf(hash), {
-        hash,
-        id: record.id,
-        name,
-        createdAt: record.createdAt,
-        revoked: '0',
-        freeAllowance: JSON.stringify(freeAllowance),
-      })
-      .sadd(this.indexKey, hash)
-      .exec();
+    await this.redis.hset(this.keyOf(hash), {
+      hash,
+      id: record.id,
+      name,
+      createdAt: record.createdAt,
+      revoked: '0',
+      freeAllowance: JSON.stringify(freeAllowance),
+    });
+    await this.redis.sadd(this.indexKey, hash);
     return record;
   }
 
   async list(): Promise<ApiKeyRecord[]> {
     const hashes = await this.redis.smembers(this.indexKey);
-    const pipeline = this.redis.pipeline();
-    for (const hash of hashes) pipeline.hgetall(this.keyOf(hash));
-    const rows = (await pipeline.exec()) ?? [];
+    // One command per key, not a pipeline: on a cluster the keys are in as many slots.
+    const rows = await Promise.all(hashes.map((hash) => this.redis.hgetall(this.keyOf(hash))));
     return rows
-      .map(([, fields]) => fields as Record<string, string>)
       .filter((fields) => fields.hash !== undefined)
       .map(toRecord)
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));

@@ -10,8 +10,14 @@
  * across every worker of the deployment: each open session is a lease in a sorted set per server
  * (`<p>:smtp-slots:<address>`, member = token, score = expiry), renewed while the session runs,
  * so a crashed worker's slots free themselves when their lease lapses. Batches waiting for a
- * server mark themselves in `<p>:smtp-waiting:<address>` (also with an expiry). If Redis cannot
- * be reached, a session falls back to this process's own count rather than fail.
+ * server mark themselves in `<p>:smtp-waiting:<address>` (also with an expiry). Both keys carry
+ * the server's address as hash tag (`{<address>}`), so the acquire script is single-slot on a
+ * Redis Cluster and servers spread over its primaries.
+ *
+ * If Redis cannot be reached, a session waits for it (until its own deadline) rather than count
+ * in this process: every worker counting on its own would multiply the per-server limit by the
+ * number of workers, which is exactly the impoliteness the limit exists to prevent. The
+ * condition is reported (`onUnavailable`: metric, log) and `available` turns false (readiness).
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -164,41 +170,44 @@ export interface RedisHostLimiterOptions {
   slotTtlMs?: number;
   /** How often a waiter asks again. */
   pollMs?: Record<SessionPriority, number>;
-  onFallback?: (error: unknown) => void;
+  /** Each failed attempt to reach the shared counts (the session waits and tries again). */
+  onUnavailable?: (error: unknown) => void;
+  /** Pause between attempts while the shared counts are out of reach (default 250 ms). */
+  unavailablePollMs?: number;
 }
 
-class RedisUnreachable extends Error {}
+/** A failure this recent, with no success since, makes the limiter unavailable. */
+const UNAVAILABLE_FOR_MS = 10_000;
 
 export class RedisHostLimiter implements PrioritySessionLimiter {
   private readonly redis: LimiterRedis;
-  private readonly local: LocalPriorityLimiter;
   private readonly slotTtlMs: number;
+  private failedAt: number | undefined;
   private readonly pollMs: Record<SessionPriority, number>;
 
   constructor(private readonly options: RedisHostLimiterOptions) {
     if (!('hostSlotAcquire' in options.redis)) options.redis.defineCommand('hostSlotAcquire', { numberOfKeys: 2, lua: ACQUIRE });
     this.redis = options.redis as LimiterRedis;
-    this.local = new LocalPriorityLimiter(options.perHost);
     this.slotTtlMs = options.slotTtlMs ?? 15_000;
     this.pollMs = options.pollMs ?? { batch: 20, list: 100 };
+  }
+
+  /** False while the shared counts could not be reached lately (sessions wait meanwhile). */
+  get available(): boolean {
+    return this.failedAt === undefined || Date.now() - this.failedAt > UNAVAILABLE_FOR_MS;
   }
 
   for(priority: SessionPriority): SessionLimiter {
     return { run: (host, signal, task) => this.run(priority, host, signal, task) };
   }
 
-  private slotsKey = (host: string): string => `${this.options.prefix}:smtp-slots:${host}`;
-  private waitingKey = (host: string): string => `${this.options.prefix}:smtp-waiting:${host}`;
+  // Both keys of a mail server in its own cluster slot: the acquire script touches the two.
+  private slotsKey = (host: string): string => `${this.options.prefix}:smtp-slots:{${host}}`;
+  private waitingKey = (host: string): string => `${this.options.prefix}:smtp-waiting:{${host}}`;
 
   async run<T>(priority: SessionPriority, host: string, signal: AbortSignal, task: () => Promise<T>): Promise<T> {
     const token = `${priority === 'list' ? 'l' : 'b'}:${randomUUID()}`;
-    try {
-      await this.acquire(priority, host, token, signal);
-    } catch (error) {
-      if (!(error instanceof RedisUnreachable)) throw error;
-      this.options.onFallback?.(error.cause);
-      return this.local.run(priority, host, signal, task);
-    }
+    await this.acquire(priority, host, token, signal);
     const renew = setInterval(() => {
       void this.redis
         .multi()
@@ -233,8 +242,12 @@ export class RedisHostLimiter implements PrioritySessionLimiter {
           waitTtl,
         );
       } catch (error) {
-        throw new RedisUnreachable('session slots unavailable', { cause: error });
+        this.failedAt = Date.now();
+        this.options.onUnavailable?.(error);
+        await sleep(this.options.unavailablePollMs ?? 250, undefined, { signal }).catch(() => undefined);
+        continue;
       }
+      this.failedAt = undefined;
       if (granted === 1) return;
       try {
         await sleep(this.pollMs[priority] * (0.5 + Math.random()), undefined, { signal });

@@ -30,7 +30,8 @@ export function startDistributedListWork(options: {
   janitorIntervalMs?: number;
 }): DistributedListWork {
   const { config, redis } = options;
-  if (config.REDIS_URL === undefined) throw new Error('REDIS_URL is required for distributed list work.');
+  if (config.redis === undefined)
+    throw new Error('A Redis (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS) is required for distributed list work.');
   const queue = new BullListQueue(redis, config.REDIS_PREFIX, options.logger);
   const processor = createListProcessor({
     config,
@@ -44,7 +45,7 @@ export function startDistributedListWork(options: {
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
   const worker = startListWorker(processor.handle, {
-    url: config.REDIS_URL,
+    redis: config.redis,
     redisPrefix: config.REDIS_PREFIX,
     concurrency: config.LIST_WORKER_CONCURRENCY,
     ...(options.lockDurationMs === undefined ? {} : { lockDurationMs: options.lockDurationMs }),

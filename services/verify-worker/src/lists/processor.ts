@@ -216,7 +216,7 @@ export class ListProcessor {
   }
 
   private async endEvent(record: ListRecord, url: string) {
-    const ledger = await this.deps.meter.ledger(ledgerOf(record.id));
+    const ledger = await this.deps.meter.ledger(ledgerOf(record.id), record.keyId);
     const type = eventType(record.status);
     return {
       // The id is fixed when the list ends, so an event handed over again after a crash is the same event.

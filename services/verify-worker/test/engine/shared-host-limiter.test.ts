@@ -117,7 +117,7 @@ describe('across processes (Redis): leases', () => {
   it('a crashed holder frees its slot when its lease lapses', async () => {
     const limiter = await redisLimiter(1, 400);
     // What a worker SIGKILLed mid-session leaves: a lease nobody renews.
-    const slots = `${prefix}-1-400:smtp-slots:192.0.2.1`;
+    const slots = `${prefix}-1-400:smtp-slots:{192.0.2.1}`;
     await redis.zadd(slots, Date.now() + 400, 'b:crashed-worker');
     const started = Date.now();
     await limiter.for('batch').run('192.0.2.1', new AbortController().signal, () => Promise.resolve('ran'));
@@ -134,14 +134,26 @@ describe('across processes (Redis): leases', () => {
     expect(t.maxOpen).toBe(1);
   });
 
-  it('without Redis, sessions are counted in the process instead of failing', async () => {
+  it('without Redis, a session waits and says so instead of counting in the process (which would multiply the limit)', async () => {
     const gone = createRedis('redis://127.0.0.1:1', 'request', 'test-slots-gone');
     clients.push(gone);
-    let fellBack = 0;
-    const limiter = new RedisHostLimiter({ redis: gone, prefix, perHost: 1, onFallback: () => (fellBack += 1) });
-    const t = tracker();
-    await Promise.all([t.run(limiter, 'batch', 'a', 30), t.run(limiter, 'batch', 'b', 30)]);
-    expect(fellBack).toBe(2);
-    expect(t.maxOpen).toBe(1);
+    let unavailable = 0;
+    const limiter = new RedisHostLimiter({
+      redis: gone,
+      prefix,
+      perHost: 1,
+      unavailablePollMs: 20,
+      onUnavailable: () => (unavailable += 1),
+    });
+    let opened = 0;
+    const deadline = AbortSignal.timeout(300);
+    const session = limiter.for('batch').run('192.0.2.9', deadline, () => {
+      opened += 1;
+      return Promise.resolve();
+    });
+    await expect(session).rejects.toThrow();
+    expect(opened).toBe(0);
+    expect(unavailable).toBeGreaterThan(1);
+    expect(limiter.available).toBe(false);
   });
 });

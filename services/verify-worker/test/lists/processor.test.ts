@@ -91,7 +91,7 @@ describe('list processor', () => {
     await processor.handle({ kind: 'chunk', listId: id, chunk: 0 }, signal);
     expect(probed).toEqual(['a@x.test', 'b@x.test', 'c@x.test']);
     expect(await store.get(id)).toMatchObject({ status: 'completed', processed: 3, finished: true });
-    expect(await meter.ledger(`list:${id}`)).toEqual({ units: 1, billableUnits: 1 });
+    expect(await meter.ledger(`list:${id}`, 'key')).toEqual({ units: 1, billableUnits: 1 });
     expect(dispatcher.events.map((event) => event.type)).toEqual(['list.completed']);
   });
 
