@@ -155,7 +155,8 @@ describe('bullmq: failure behaviour', () => {
     let handled = 0;
     const counting = {
       ...echoHandler,
-      handle: async (payload: unknown, context: Parameters<typeof echoHandler.handle>[1]) => {
+      // A handler may answer synchronously (JobHandler: R | Promise<R>): no async wrapper without an await.
+      handle: (payload: unknown, context: Parameters<typeof echoHandler.handle>[1]) => {
         handled += 1;
         return echoHandler.handle(payload, context);
       },
