@@ -69,7 +69,9 @@ describe('CSV uploads', () => {
     expect(latin1.rows).toEqual([['Müller', 'm@x.test']]);
     await expect(read(Buffer.from('email\na@x.test\n', 'utf16le'))).rejects.toMatchObject({
       code: 'invalid_request',
-      message: expect.stringMatching(/holds a control character \(0x00\), so it is not text at line 1, byte 2\./),
+      message: expect.stringMatching(
+        /holds NUL bytes between its letters at line 1, byte 2\. It looks like UTF-16 without a byte-order mark/,
+      ),
       details: { line: 1, byte: 2 },
     });
     await expect(read(Buffer.concat([Buffer.from('email\na@x.test\n'), Buffer.from([0xe2, 0x82])]))).rejects.toMatchObject({
@@ -153,6 +155,9 @@ describe('CSV encodings', () => {
       message: expect.stringContaining('is not UTF-8 (byte 0xE9) at line 4, byte 90.'),
       details: { line: 4, byte: 90 },
     });
+    // A lone surrogate: not UTF-16, at the line and byte of that code unit (the mark is 2 bytes).
+    const surrogate = Buffer.concat([Buffer.from('\ufeffemail\na@x.test\n', 'utf16le'), Buffer.from([0x00, 0xd8, 0x41, 0x00])]);
+    await expect(read(surrogate)).rejects.toMatchObject({ message: expect.stringContaining('is not utf-16le at line 3, byte 33.') });
     await expect(read(Buffer.from('email\n'), { charset: 'klingon' })).rejects.toMatchObject({
       message: expect.stringContaining('charset=klingon'),
     });
