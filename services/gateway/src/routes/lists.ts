@@ -255,7 +255,13 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
         input = { ...upload, name: query.name, callbackUrl: query.callbackUrl };
       } else {
         const [param] = Object.keys(query);
-        if (param !== undefined) throw invalidParameter(param, 'With a JSON body, give name and callbackUrl in the body.');
+        if (param !== undefined)
+          throw invalidParameter(
+            param,
+            param === 'column'
+              ? 'column chooses the address column of a CSV upload; a JSON body has its addresses in `emails`.'
+              : 'With a JSON body, give name and callbackUrl in the body.',
+          );
         // fastify ran listCreateBodySchema on the JSON body already (up to 100,000 addresses: not twice); the type
         // provider only sees `unknown` for a body of several media types, so narrow it without parsing it again.
         if (!isValidatedJsonList(request.body)) throw missingListBody();
