@@ -83,8 +83,27 @@ const mostlyAddresses = (column: ColumnStats): boolean => column.addresses > 0 &
 export interface ColumnChoice {
   /** From 0. */
   index: number;
-  /** Whether the first row is a header (else it is data, and there is no header). */
+  /** Whether the file has a header row (else every row is data). */
   header: boolean;
+  /** Rows before the header row (LinkedIn's "Notes:"): kept as rows, not as the header. */
+  preamble: number;
+}
+
+/** Rows after the first among which a header row is looked for when the first row is a note, not a header. */
+const PREAMBLE_ROWS = 10;
+const filled = (row: string[]): number => row.filter((cell) => cell.trim() !== '').length;
+
+/**
+ * Rows before the header: some exports start with a note (LinkedIn's Connections.csv: `Notes:`
+ * and a paragraph). Only when row 1 is a single cell naming no address, and a later row of
+ * several cells names one and holds no address itself.
+ */
+function preambleOf(first: string[], sample: string[][]): number {
+  if (filled(first) > 1 || first.some((cell) => headerKind(cell) === 'strong')) return 0;
+  const at = sample
+    .slice(0, PREAMBLE_ROWS)
+    .findIndex((row) => filled(row) > 1 && row.some((cell) => headerKind(cell) === 'strong') && !row.some((cell) => cell.includes('@')));
+  return at + 1;
 }
 
 /** Is row 1 a header? Yes, unless it names no address column and one of its cells is an address. */
@@ -99,7 +118,7 @@ const headersSaid = (first: string[]): string =>
     .join(', ');
 
 /** The column `requested` (`?column=`) names: a 1-based index, or a header in any case. */
-function requestedColumn(requested: string, first: string[], header: boolean, width: number): ColumnChoice {
+function requestedColumn(requested: string, first: string[], header: boolean, width: number): Omit<ColumnChoice, 'preamble'> {
   const wanted = requested.trim();
   if (/^\d+$/.test(wanted)) {
     const index = Number(wanted);
@@ -121,6 +140,13 @@ function requestedColumn(requested: string, first: string[], header: boolean, wi
 
 /** The address column of an upload whose first row is `first` and whose next rows start with `sample`. */
 export function chooseColumn(first: string[], sample: string[][], requested?: string): ColumnChoice {
+  const preamble = preambleOf(first, sample);
+  if (preamble === 0) return { ...chooseIn(first, sample, requested), preamble };
+  return { ...chooseIn(sample[preamble - 1]!, [first, ...sample.slice(0, preamble - 1), ...sample.slice(preamble)], requested), preamble };
+}
+
+/** The address column below the header row (or first data row) `first`. */
+function chooseIn(first: string[], sample: string[][], requested?: string): Omit<ColumnChoice, 'preamble'> {
   const header = isHeaderRow(first);
   const rows = header ? sample : [first, ...sample];
   const width = Math.max(first.length, ...rows.map((row) => row.length));

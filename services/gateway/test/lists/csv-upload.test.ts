@@ -50,7 +50,7 @@ describe('CSV uploads', () => {
 
   it('knows the address column by the names contact exports give it', () => {
     for (const header of ['Email Address', 'E-mail Address', 'E-mail 1 - Value', 'email_address', 'E-Mail', 'MAIL', 'Work Email'])
-      expect(chooseColumn(['Name', header], []), header).toEqual({ header: true, index: 1 });
+      expect(chooseColumn(['Name', header], []), header).toMatchObject({ header: true, index: 1 });
     expect(() => chooseColumn(['Name', 'Email Type'], [['Ann', 'Internet']])).toThrow(/No column of this file holds e-mail addresses/);
   });
 
@@ -80,10 +80,10 @@ describe('CSV uploads', () => {
   });
 
   it('finds the address column by its header in any case; a first row with an @ is data', () => {
-    expect(chooseColumn(['Name', ' E-MAIL ', 'x'], [])).toEqual({ header: true, index: 1 });
-    expect(chooseColumn(['Address', 'email'], [])).toEqual({ header: true, index: 1 });
-    expect(chooseColumn(['id', 'contact'], [['1', 'a@x.test']])).toEqual({ header: true, index: 1 });
-    expect(chooseColumn(['ann@x.test', 'Ann'], [])).toEqual({ header: false, index: 0 });
+    expect(chooseColumn(['Name', ' E-MAIL ', 'x'], [])).toMatchObject({ header: true, index: 1 });
+    expect(chooseColumn(['Address', 'email'], [])).toMatchObject({ header: true, index: 1 });
+    expect(chooseColumn(['id', 'contact'], [['1', 'a@x.test']])).toMatchObject({ header: true, index: 1 });
+    expect(chooseColumn(['ann@x.test', 'Ann'], [])).toMatchObject({ header: false, index: 0 });
   });
 
   it('reads quoted fields across chunk boundaries, a BOM, CRLF and blank lines', async () => {
@@ -102,6 +102,18 @@ describe('CSV uploads', () => {
       ['2', 'b@x.test', 'two\r\nlines'],
       ['3', 'c@x.test'],
     ]);
+  });
+
+  it("reads LinkedIn's Connections.csv: the header below its note, the note kept as rows", async () => {
+    const text =
+      'Notes:\r\n"When exporting your connection data, you may notice that some of the email addresses are missing, ..."\r\n\r\n' +
+      'First Name,Last Name,URL,Email Address,Company,Position,Connected On\r\n' +
+      'Ann,Lee,https://www.linkedin.com/in/annlee,ann@x.test,Acme,CTO,12 Nov 2026\r\n' +
+      'Bob,Ray,https://www.linkedin.com/in/bobray,,Bolt,CEO,01 Oct 2026\r\n';
+    const { layout, rows } = await read(text);
+    expect(layout).toMatchObject({ columns: ['First Name', 'Last Name', 'URL', 'Email Address', 'Company', 'Position', 'Connected On'] });
+    expect(layout).toMatchObject({ addressColumn: 3, headerRow: true });
+    expect(rows.map((row) => row[0])).toEqual(['Notes:', expect.stringContaining('When exporting'), 'Ann', 'Bob']);
   });
 
   it('takes a bare list of addresses without a header', async () => {
