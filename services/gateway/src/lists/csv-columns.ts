@@ -17,7 +17,7 @@ export const SAMPLE_ROWS = 1_000;
 
 /** Words for an e-mail address, on a header lower-cased, without accents, words split (`WorkEmail` is `work email`). */
 const EMAIL_WORDS =
-  /(?:^| )(?:e ?mails?|e ?mail ?ad+res+[ea]?s?|mails?|mail ?ad+res+[ea]?s?|courriels?|correos?|e ?posta|e ?post|e ?postadres+e?|epost|sahkoposti(?:osoite)?|e ?pasts|posta elettronica|adresse electronique|emailadres)(?: |\d|$)/;
+  /(?:^| )(?:e ?mails?|e ?mail ?ad+res+[ea]?s?|mails?|mail ?ad+res+[ea]?s?|courriels?|correos?|e ?posta|e ?post|e ?postadres+e?|epost|sahkoposti(?:osoite)?|e ?pasts|posta elettronica|adresse electronique|adresse de messagerie|messagerie|emailadres)(?: |\d|$)/;
 /** The same in scripts without word spaces, or whose words the split above does not separate. */
 const EMAIL_SCRIPTS =
   /メール|邮箱|电子邮件|電子郵件|電子メール|郵件|邮件|電郵|이메일|전자우편|почта|почты|имейл|емейл|імейл|البريد|ταχυδρομείο|ईमेल|อีเมล/;

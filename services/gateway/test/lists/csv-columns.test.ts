@@ -25,6 +25,7 @@ const EXPORTS: Array<[source: string, header: string[], addressAt: number]> = [
   ['a CRM', ['Name', 'Company', 'Work Email', 'Personal email'], 2],
   ['German Outlook', ['Vorname', 'Nachname', 'E-Mail-Adresse', 'E-Mail-Typ'], 2],
   ['French', ['Nom', 'Prénom', 'Courriel'], 2],
+  ['French Outlook', ['Prénom', 'Nom', 'Adresse de messagerie', 'Société'], 2],
   ['Spanish', ['Nombre', 'Correo electrónico'], 1],
   ['Turkish', ['Ad', 'Soyad', 'E-posta'], 2],
   ['Dutch', ['Naam', 'Emailadres'], 1],
@@ -43,7 +44,17 @@ describe('the address column', () => {
   });
 
   it('knows headers that hold an address from those about one', () => {
-    for (const header of ['Email', 'E-Mail', 'e-mail 2 address', 'EMAIL_ADDRESS', 'Primary Email', 'Mail', 'E-Mail-Adresse', 'Correo'])
+    for (const header of [
+      'Email',
+      'E-Mail',
+      'e-mail 2 address',
+      'EMAIL_ADDRESS',
+      'Primary Email',
+      'Mail',
+      'E-Mail-Adresse',
+      'Correo',
+      'Adresse de messagerie',
+    ])
       expect(headerKind(header), header).toBe('strong');
     for (const header of ['Email Type', 'E-mail Display Name', 'Email Opt In', 'Email Domain', 'Voicemail', 'Mailing Street', 'Gmail ID'])
       expect(headerKind(header), header).not.toBe('strong');
