@@ -8,6 +8,7 @@
  *    when its cells look like addresses;
  * 4. else the column whose non-empty cells most often look like addresses (of the first 1,000 rows);
  * 5. else a column headed just `address` (the contract's word), else none: the upload is refused.
+ * The header row is row 1, or none (row 1 holds an address), or below a note (LinkedIn's export).
  * Pure: it sees the first row and a sample of the rows after it.
  */
 import { ApiError, invalidParameter } from '@svc/contracts';
