@@ -192,7 +192,9 @@ export class UploadDecoder {
         return;
       }
       this.deciding = false;
-      this.mode = utf8Prefix(bytes).bad ? this.decoderOf('windows-1252') : { kind: 'utf-8' };
+      // Not UTF-8: a byte sequence it forbids, or a character the file ends in the middle of.
+      const { valid, bad } = utf8Prefix(bytes);
+      this.mode = bad || (end && valid < bytes.length) ? this.decoderOf('windows-1252') : { kind: 'utf-8' };
     }
     yield* this.emit(bytes, end);
   }
