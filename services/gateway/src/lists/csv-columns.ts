@@ -3,7 +3,8 @@
  * 1. `?column=`: a header name (any case) or a 1-based index;
  * 2. else a column whose header names an e-mail address, in the words contact exports and people
  *    use (`Email`, `E-mail Address`, `Work Email`, `E-Mail-Adresse`, `Courriel`, `Correo`,
- *    `E-posta`, `Emailadres`, ...), the one with most address-like cells if several do;
+ *    `E-posta`, `Emailadres`, ...), the one with most address-like cells if several do (one empty
+ *    in every sampled row only if no other column holds addresses);
  * 3. else a column whose header could be one (`Contact`, `Address`, `Recipient`, `Login`, ...)
  *    when its cells look like addresses;
  * 4. else the column whose non-empty cells most often look like addresses (of the first 1,000 rows);
@@ -154,12 +155,15 @@ function chooseIn(first: string[], sample: string[][], requested?: string): Omit
   if (requested !== undefined) return requestedColumn(requested, first, header, width);
   const stats = statsOf(rows, width);
   const kinds = header ? first.map(headerKind) : [];
-  const strong = stats.filter((column) => kinds[column.index] === 'strong').sort(byAddresses)[0];
+  const named = stats.filter((column) => kinds[column.index] === 'strong').sort(byAddresses);
+  // A named column empty in every sampled row gives way to a column that holds addresses.
+  const strong = named.find((column) => column.filled > 0 || rows.length === 0);
   if (strong !== undefined) return { index: strong.index, header };
   const maybe = stats.filter((column) => kinds[column.index] === 'maybe' && mostlyAddresses(column)).sort(byAddresses)[0];
   if (maybe !== undefined) return { index: maybe.index, header };
   const content = stats.filter(mostlyAddresses).sort(byAddresses)[0];
   if (content !== undefined) return { index: content.index, header };
+  if (named[0] !== undefined) return { index: named[0].index, header };
   const bare = header ? first.findIndex((cell) => BARE_ADDRESS.test(headerWords(cell))) : -1;
   if (bare >= 0) return { index: bare, header };
   throw new ApiError(

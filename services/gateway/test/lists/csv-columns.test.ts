@@ -84,6 +84,9 @@ describe('the address column', () => {
       index: 2,
       header: true,
     });
+    // A column named Email but empty throughout gives way to the one that holds the addresses.
+    expect(chooseColumn(['Name', 'Email', 'Contact'], [['Ann', '', 'ann@x.example']])).toMatchObject({ index: 2 });
+    expect(chooseColumn(['Name', 'Email', 'Phone'], [['Ann', '', '123']])).toMatchObject({ index: 1 });
   });
 
   it('finds the column by content without a header naming it, or without a header row', () => {
