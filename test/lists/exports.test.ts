@@ -90,6 +90,13 @@ describe('uploads of real-shaped exports', () => {
       details: { param: 'column' },
       message: expect.stringContaining('"Phone"'),
     });
+    const json = await call(server, '/v1/email-verify/lists?column=2', {
+      key,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ emails: ['ann@crm.test'] }),
+    });
+    expect(json.json()).toMatchObject({ error: 'invalid_parameter', details: { param: 'column' } });
     const headerless = await upload(key, 'Ann,ann@crm.test\nBob,bob@crm.test\n');
     expect(headerless.json()).toMatchObject({ column: { index: 2, header: null }, count: 2 });
   });

@@ -130,8 +130,18 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
       results: Array<{ position: number; email: string }>;
     };
     expect(second.results).toMatchObject([{ position: 2, email: 'bo@agents.test' }]);
-    expect(errorOf(await agent.call('email-verify_list-create', { csv, column: 'Phone' }))).toMatchObject({ details: { param: 'column' } });
-    expect(errorOf(await agent.call('email-verify_list-create', { csv, emails: ['a@b.co'] }))).toMatchObject({ error: 'invalid_request' });
+    // Refusals, under a key of their own: each counts against the creation rate (3 a minute here).
+    const refused = await connect(server, await server.freshKey());
+    sessions.push(refused.client);
+    expect(errorOf(await refused.call('email-verify_list-create', { csv, column: 'Phone' }))).toMatchObject({
+      details: { param: 'column' },
+    });
+    expect(errorOf(await refused.call('email-verify_list-create', { csv, emails: ['a@b.co'] }))).toMatchObject({
+      error: 'invalid_request',
+    });
+    expect(errorOf(await refused.call('email-verify_list-create', { csv, sheet: 1 }))).toMatchObject({
+      message: 'Unknown field `sheet`; the tool takes `emails` (or `csv` and `column`), `name` and `callbackUrl`.',
+    });
   });
 
   it('errors are tool results with the contract’s error object; creation shares the REST rate limit', async () => {

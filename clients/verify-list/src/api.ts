@@ -20,6 +20,9 @@ export interface ListObject {
   summary: { deliverable: number; risky: number; undeliverable: number };
   costUsd: string;
   error?: string;
+  /** CSV uploads: the column the addresses were read from (index from 1; header null without a header row) and the encoding read. */
+  column?: { index: number; header: string | null };
+  encoding?: string;
 }
 
 export const ENDED = ['completed', 'cancelled', 'failed'];
@@ -155,10 +158,14 @@ export class ListApi {
   }
 
   /** Uploads a CSV file as it is (read from disk as it is sent). */
-  create(file: string, query: { name?: string | undefined; callbackUrl?: string | undefined }): Promise<ListObject> {
+  create(
+    file: string,
+    query: { name?: string | undefined; callbackUrl?: string | undefined; column?: string | undefined },
+  ): Promise<ListObject> {
     const params = new URLSearchParams();
     if (query.name !== undefined) params.set('name', query.name);
     if (query.callbackUrl !== undefined) params.set('callbackUrl', query.callbackUrl);
+    if (query.column !== undefined) params.set('column', query.column);
     const search = params.size > 0 ? `?${params.toString()}` : '';
     return this.json('POST', `${PREFIX}${search}`, 'create', { body: () => openAsBlob(file), type: 'text/csv' });
   }

@@ -20,6 +20,9 @@ Options:
   --url <url>            the API (default: $VERIFY_API_URL, else ${DEFAULT_URL})
   --key <key>            the API key (default: $VERIFY_API_KEY; prefer the variable: a command
                          line is visible to other users of the machine)
+  --column <column>      the column holding the addresses: its header, or its number counted
+                         from 1 (default: the service finds it by header, else by content,
+                         and says which it read)
   --name <name>          a name for the list (default: the file's name)
   --callback-url <url>   https:// URL the service POSTs the list to when it ends
   -o, --output <file>    where to write the verified CSV (default: <file>.verified.csv)
@@ -43,6 +46,8 @@ export interface Options {
   keyFromFlag: boolean;
   name: string | undefined;
   callbackUrl: string | undefined;
+  /** The address column, as `?column=` takes it. */
+  column: string | undefined;
   output: string;
   outputFromFlag: boolean;
   intervalMs: number;
@@ -68,6 +73,7 @@ export function parseOptions(argv: string[], env: Record<string, string | undefi
         url: { type: 'string' },
         key: { type: 'string' },
         name: { type: 'string' },
+        column: { type: 'string' },
         'callback-url': { type: 'string' },
         output: { type: 'string', short: 'o' },
         resume: { type: 'string' },
@@ -86,8 +92,12 @@ export function parseOptions(argv: string[], env: Record<string, string | undefi
   if (input === undefined && resume === undefined) throw new UsageError('give the CSV file to verify (or --resume <list id>)');
   if (resume !== undefined && !LIST_ID.test(resume))
     throw new UsageError(`--resume takes a list id, lst_ and 24 hex digits (got "${resume}")`);
-  if (resume !== undefined && (values.name !== undefined || values['callback-url'] !== undefined))
-    throw new UsageError('--name and --callback-url are given when the list is created, not when it is resumed');
+  if (resume !== undefined && (values.name !== undefined || values['callback-url'] !== undefined || values.column !== undefined))
+    throw new UsageError('--name, --callback-url and --column are given when the list is created, not when it is resumed');
+  const column = values.column?.trim();
+  if (column !== undefined && (column.length === 0 || column.length > NAME_MAX))
+    throw new UsageError(`--column takes a header of the file or a column number counted from 1 (got "${values.column ?? ''}")`);
+  if (column !== undefined && /^\d+$/.test(column) && Number(column) < 1) throw new UsageError('--column numbers count from 1');
 
   const url = (values.url ?? env.VERIFY_API_URL ?? DEFAULT_URL).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/\s]+/.test(url)) throw new UsageError(`--url must be an http:// or https:// URL (got "${url}")`);
@@ -111,6 +121,7 @@ export function parseOptions(argv: string[], env: Record<string, string | undefi
     keyFromFlag: values.key !== undefined,
     name,
     callbackUrl: values['callback-url'],
+    column,
     output,
     outputFromFlag: values.output !== undefined,
     intervalMs: Math.round(interval * 1000),

@@ -38,6 +38,10 @@ function explainFailure(failure: ApiFailure, options: Options, sizeBytes?: numbe
       const size = sizeBytes === undefined ? '' : ` is ${(sizeBytes / MIB).toFixed(1)} MiB:`;
       return `${file}${size} too large for one list (${said}). Split it into files of at most 16 MiB.`;
     }
+    case 'invalid_parameter':
+      return failure.apiMessage.includes('column') ? `${file}: ${said} Check --column.` : said;
+    case 'invalid_request':
+      return /No column/.test(failure.apiMessage) ? `${file}: ${said} Pass --column <header or number>.` : said;
     case 'too_many_emails':
       return `${file} holds more addresses than one list takes (${said}). Split it into several files.`;
     case 'not_found':
@@ -69,6 +73,14 @@ async function follow(api: ListApi, list: ListObject, options: Options, reporter
   }
 }
 
+/** Which column and encoding the service read, so that a wrong guess is seen before the list is far along. */
+export function sourceLine(list: ListObject): string | undefined {
+  if (list.column === undefined) return undefined;
+  const { index, header } = list.column;
+  const column = header === null ? `column ${index} (the file has no header row)` : `column ${index}, "${header}"`;
+  return `addresses read from ${column}; file read as ${list.encoding ?? 'utf-8'}`;
+}
+
 function summary(list: ListObject): string {
   const { deliverable, risky, undeliverable } = list.summary;
   const n = (value: number) => value.toLocaleString('en-US');
@@ -91,6 +103,8 @@ export async function run(options: Options, reporter: Reporter, state: RunState,
       throw error;
     }
     reporter.notice(`resuming list ${list.id} (${list.status})`);
+    const source = sourceLine(list);
+    if (source !== undefined) reporter.notice(source);
   } else {
     const file = options.input;
     if (file === undefined) throw new Error('no file to upload');
@@ -102,7 +116,7 @@ export async function run(options: Options, reporter: Reporter, state: RunState,
     );
     reporter.notice(`uploading ${file} (${(size / MIB).toFixed(1)} MiB) to ${options.url}`);
     try {
-      list = await api.create(file, { name: options.name, callbackUrl: options.callbackUrl });
+      list = await api.create(file, { name: options.name, callbackUrl: options.callbackUrl, column: options.column });
     } catch (error) {
       if (error instanceof ApiFailure) throw new Error(explainFailure(error, options, size));
       throw error;
@@ -111,6 +125,8 @@ export async function run(options: Options, reporter: Reporter, state: RunState,
     reporter.notice(
       `list ${list.id} created: ${list.count.toLocaleString('en-US')} entries, ${list.distinct.toLocaleString('en-US')} distinct addresses`,
     );
+    const source = sourceLine(list);
+    if (source !== undefined) reporter.notice(source);
   }
 
   let ended: ListObject;

@@ -34,6 +34,12 @@ describe('the command line', () => {
     expect(flagged).toMatchObject({ output: 'out.csv', outputFromFlag: true });
   });
 
+  it('passes --column on as the service takes it: a header or a number from 1', () => {
+    expect(options(['a.csv', '--column', ' Work Email '])).toMatchObject({ column: 'Work Email' });
+    expect(options(['a.csv', '--column', '3'])).toMatchObject({ column: '3' });
+    expect(options(['a.csv'])).toMatchObject({ column: undefined });
+  });
+
   it('resumes by list id, with or without the file', () => {
     expect(options(['--resume', ID, 'contacts.csv'])).toMatchObject({ resume: ID, output: 'contacts.verified.csv' });
     expect(options(['--resume', ID])).toMatchObject({ resume: ID, input: undefined, output: `${ID}.verified.csv` });
@@ -57,6 +63,9 @@ describe('the command line', () => {
     expect(refusal(['a.csv', '--url', 'localhost:3000'])).toContain('--url must be');
     expect(refusal(['a.csv', '--interval', '0'])).toContain('--interval');
     expect(refusal(['a.csv', '--colour'])).toContain("Unknown option '--colour'");
+    expect(refusal(['--resume', ID, '--column', '2'])).toContain('not when it is resumed');
+    expect(refusal(['a.csv', '--column', ' '])).toContain('--column takes a header of the file or a column number');
+    expect(refusal(['a.csv', '--column', '0'])).toContain('--column numbers count from 1');
     expect(parseOptions(['--help'], {})).toBe('help');
   });
 

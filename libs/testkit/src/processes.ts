@@ -15,6 +15,8 @@ export const PROCESS_LOG_ENV = 'SVC_TEST_PROCESS_LOG';
 export interface NodeProcessOptions {
   env?: Record<string, string | undefined>;
   args?: string[];
+  /** Default: this process's working directory. */
+  cwd?: string;
   /** Default: stdin ignored, stdout piped, stderr inherited. */
   stdio?: StdioOptions;
 }
@@ -37,6 +39,7 @@ export function spawnCommand(command: string, args: string[], options: Omit<Node
 function spawnTracked(command: string, args: string[], label: string, options: NodeProcessOptions): ChildProcess {
   const child = spawn(command, [...args, ...(options.args ?? [])], {
     env: options.env ?? process.env,
+    cwd: options.cwd,
     stdio: options.stdio ?? ['ignore', 'pipe', 'inherit'],
     detached: true,
   });

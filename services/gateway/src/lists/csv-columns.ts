@@ -3,11 +3,13 @@
  * 1. `?column=`: a header name (any case) or a 1-based index;
  * 2. else a column whose header names an e-mail address, in the words contact exports and people
  *    use (`Email`, `E-mail Address`, `Work Email`, `E-Mail-Adresse`, `Courriel`, `Correo`,
- *    `E-posta`, `Emailadres`, ...), the one with most address-like cells if several do;
+ *    `E-posta`, `Emailadres`, ...), the one with most address-like cells if several do (one empty
+ *    in every sampled row only if no other column holds addresses);
  * 3. else a column whose header could be one (`Contact`, `Address`, `Recipient`, `Login`, ...)
  *    when its cells look like addresses;
  * 4. else the column whose non-empty cells most often look like addresses (of the first 1,000 rows);
  * 5. else a column headed just `address` (the contract's word), else none: the upload is refused.
+ * The header row is row 1, or none (row 1 holds an address), or below a note (LinkedIn's export).
  * Pure: it sees the first row and a sample of the rows after it.
  */
 import { ApiError, invalidParameter } from '@svc/contracts';
@@ -17,7 +19,7 @@ export const SAMPLE_ROWS = 1_000;
 
 /** Words for an e-mail address, on a header lower-cased, without accents, words split (`WorkEmail` is `work email`). */
 const EMAIL_WORDS =
-  /(?:^| )(?:e ?mails?|e ?mail ?ad+res+[ea]?s?|mails?|mail ?ad+res+[ea]?s?|courriels?|correos?|e ?posta|e ?post|e ?postadres+e?|epost|sahkoposti(?:osoite)?|e ?pasts|posta elettronica|adresse electronique|emailadres)(?: |\d|$)/;
+  /(?:^| )(?:e ?mails?|e ?mail ?ad+res+[ea]?s?|mails?|mail ?ad+res+[ea]?s?|courriels?|correos?|e ?posta|e ?post|e ?postadres+e?|epost|sahkoposti(?:osoite)?|e ?pasts|posta elettronica|adresse electronique|adresse de messagerie|messagerie|emailadres)(?: |\d|$)/;
 /** The same in scripts without word spaces, or whose words the split above does not separate. */
 const EMAIL_SCRIPTS =
   /メール|邮箱|电子邮件|電子郵件|電子メール|郵件|邮件|電郵|이메일|전자우편|почта|почты|имейл|емейл|імейл|البريد|ταχυδρομείο|ईमेल|อีเมล/;
@@ -83,8 +85,27 @@ const mostlyAddresses = (column: ColumnStats): boolean => column.addresses > 0 &
 export interface ColumnChoice {
   /** From 0. */
   index: number;
-  /** Whether the first row is a header (else it is data, and there is no header). */
+  /** Whether the file has a header row (else every row is data). */
   header: boolean;
+  /** Rows before the header row (LinkedIn's "Notes:"): kept as rows, not as the header. */
+  preamble: number;
+}
+
+/** Rows after the first among which a header row is looked for when the first row is a note, not a header. */
+const PREAMBLE_ROWS = 10;
+const filled = (row: string[]): number => row.filter((cell) => cell.trim() !== '').length;
+
+/**
+ * Rows before the header: some exports start with a note (LinkedIn's Connections.csv: `Notes:`
+ * and a paragraph). Only when row 1 is a single cell naming no address, and a later row of
+ * several cells names one and holds no address itself.
+ */
+function preambleOf(first: string[], sample: string[][]): number {
+  if (filled(first) > 1 || first.some((cell) => headerKind(cell) === 'strong')) return 0;
+  const at = sample
+    .slice(0, PREAMBLE_ROWS)
+    .findIndex((row) => filled(row) > 1 && row.some((cell) => headerKind(cell) === 'strong') && !row.some((cell) => cell.includes('@')));
+  return at + 1;
 }
 
 /** Is row 1 a header? Yes, unless it names no address column and one of its cells is an address. */
@@ -99,7 +120,7 @@ const headersSaid = (first: string[]): string =>
     .join(', ');
 
 /** The column `requested` (`?column=`) names: a 1-based index, or a header in any case. */
-function requestedColumn(requested: string, first: string[], header: boolean, width: number): ColumnChoice {
+function requestedColumn(requested: string, first: string[], header: boolean, width: number): Omit<ColumnChoice, 'preamble'> {
   const wanted = requested.trim();
   if (/^\d+$/.test(wanted)) {
     const index = Number(wanted);
@@ -121,18 +142,28 @@ function requestedColumn(requested: string, first: string[], header: boolean, wi
 
 /** The address column of an upload whose first row is `first` and whose next rows start with `sample`. */
 export function chooseColumn(first: string[], sample: string[][], requested?: string): ColumnChoice {
+  const preamble = preambleOf(first, sample);
+  if (preamble === 0) return { ...chooseIn(first, sample, requested), preamble };
+  return { ...chooseIn(sample[preamble - 1]!, [first, ...sample.slice(0, preamble - 1), ...sample.slice(preamble)], requested), preamble };
+}
+
+/** The address column below the header row (or first data row) `first`. */
+function chooseIn(first: string[], sample: string[][], requested?: string): Omit<ColumnChoice, 'preamble'> {
   const header = isHeaderRow(first);
   const rows = header ? sample : [first, ...sample];
   const width = Math.max(first.length, ...rows.map((row) => row.length));
   if (requested !== undefined) return requestedColumn(requested, first, header, width);
   const stats = statsOf(rows, width);
   const kinds = header ? first.map(headerKind) : [];
-  const strong = stats.filter((column) => kinds[column.index] === 'strong').sort(byAddresses)[0];
+  const named = stats.filter((column) => kinds[column.index] === 'strong').sort(byAddresses);
+  // A named column empty in every sampled row gives way to a column that holds addresses.
+  const strong = named.find((column) => column.filled > 0 || rows.length === 0);
   if (strong !== undefined) return { index: strong.index, header };
   const maybe = stats.filter((column) => kinds[column.index] === 'maybe' && mostlyAddresses(column)).sort(byAddresses)[0];
   if (maybe !== undefined) return { index: maybe.index, header };
   const content = stats.filter(mostlyAddresses).sort(byAddresses)[0];
   if (content !== undefined) return { index: content.index, header };
+  if (named[0] !== undefined) return { index: named[0].index, header };
   const bare = header ? first.findIndex((cell) => BARE_ADDRESS.test(headerWords(cell))) : -1;
   if (bare >= 0) return { index: bare, header };
   throw new ApiError(

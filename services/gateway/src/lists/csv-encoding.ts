@@ -149,6 +149,8 @@ export class UploadDecoder {
   private readonly eitherUtf16: boolean;
   /** The file started with a byte-order mark. */
   hadBom = false;
+  /** The first bytes alternate with NULs: UTF-16 without its byte-order mark, most likely. */
+  private utf16Unmarked = false;
 
   constructor(charset?: string) {
     this.eitherUtf16 = charset?.trim().toLowerCase() === 'utf-16';
@@ -190,7 +192,9 @@ export class UploadDecoder {
         return;
       }
       this.deciding = false;
-      this.mode = utf8Prefix(bytes).bad ? this.decoderOf('windows-1252') : { kind: 'utf-8' };
+      // Not UTF-8: a byte sequence it forbids, or a character the file ends in the middle of.
+      const { valid, bad } = utf8Prefix(bytes);
+      this.mode = bad || (end && valid < bytes.length) ? this.decoderOf('windows-1252') : { kind: 'utf-8' };
     }
     yield* this.emit(bytes, end);
   }
@@ -216,6 +220,7 @@ export class UploadDecoder {
       this.mode = this.decoderOf(utf16);
       return this.skipBom(bytes, 2);
     }
+    this.utf16Unmarked = (bytes[1] === 0 && bytes[3] === 0 && bytes[0] !== 0) || (bytes[0] === 0 && bytes[2] === 0 && bytes[1] !== 0);
     return bytes;
   }
 
@@ -239,11 +244,7 @@ export class UploadDecoder {
       try {
         text = mode.decoder.decode(bytes, { stream: !end });
       } catch {
-        throw refusal(
-          `is not ${mode.decoder.encoding}`,
-          { line: this.tracker.line, byte: this.tracker.byte + 1 },
-          'Check the charset you sent.',
-        );
+        throw refusal(`is not ${mode.decoder.encoding}`, this.undecodable(mode, bytes), 'Check the charset you sent.');
       }
       if (mode.utf16) this.checkUtf16(text);
       else this.tracker.count(bytes, bytes.length);
@@ -276,6 +277,17 @@ export class UploadDecoder {
     if (valid > 0) yield bytes.subarray(0, valid);
   }
 
+  /**
+   * Where `bytes` stop being `mode`'s encoding: in UTF-16 the first character a lenient decoder
+   * replaces (two bytes a code unit); in other encodings, where the bytes do not map one to one,
+   * the start of the chunk.
+   */
+  private undecodable(mode: Extract<Mode, { kind: 'decoder' }>, bytes: Buffer): FilePosition {
+    if (!mode.utf16) return { line: this.tracker.line, byte: this.tracker.byte + 1 };
+    const text = new TextDecoder(mode.decoder.encoding, { ignoreBOM: true }).decode(bytes);
+    return this.tracker.at(text, Math.max(0, text.indexOf('\ufffd')));
+  }
+
   /** Refuses a control byte (and, in Windows-1252, a byte it leaves undefined) in `bytes[from..to)`. */
   private checkBytes(bytes: Buffer, from: number, to: number, cp1252: boolean): void {
     const table = cp1252 ? FORBIDDEN_CP1252 : FORBIDDEN;
@@ -291,6 +303,12 @@ export class UploadDecoder {
   }
 
   private binary(value: number, where: FilePosition): ApiError {
+    if (value === 0 && this.utf16Unmarked)
+      return refusal(
+        'holds NUL bytes between its letters',
+        where,
+        'It looks like UTF-16 without a byte-order mark: send it with Content-Type: text/csv; charset=utf-16le (or utf-16be), or save it as "CSV UTF-8".',
+      );
     return refusal(
       `holds a control character (0x${value.toString(16).toUpperCase().padStart(2, '0')}), so it is not text`,
       where,

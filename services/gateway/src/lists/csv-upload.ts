@@ -208,13 +208,17 @@ export async function readCsvUpload(body: Readable, options: CsvUploadOptions = 
     await stop();
     throw error;
   }
-  const width = Math.max(1, firstRow.length, choice.index + 1);
-  const columns = choice.header ? firstRow : generatedColumns(width, choice.index);
+  const { header, preamble, index } = choice;
+  // The header row, and the rows read so far that are data (a preamble before the header is kept as rows).
+  const headerRow = preamble === 0 ? firstRow : sample[preamble - 1]!;
+  const before = header ? [...(preamble === 0 ? [] : [firstRow]), ...sample.slice(0, Math.max(0, preamble - 1))] : [firstRow];
+  const after = sample.slice(preamble);
+  const columns = header ? headerRow : generatedColumns(Math.max(1, firstRow.length, index + 1), index);
 
   async function* rows(): AsyncGenerator<string[]> {
     try {
-      if (!choice.header) yield firstRow;
-      yield* sample;
+      yield* before;
+      yield* after;
       if (exhausted) return;
       for (let row = await next(); row.done !== true; row = await next()) yield row.value;
     } finally {
@@ -222,7 +226,7 @@ export async function readCsvUpload(body: Readable, options: CsvUploadOptions = 
     }
   }
   return {
-    layout: { columns, addressColumn: choice.index, delimiter, bom: false, headerRow: choice.header },
+    layout: { columns, addressColumn: index, delimiter, bom: false, headerRow: header },
     rows: rows(),
     // Results are UTF-8 whatever came in; a byte-order mark tells Excel, which wrote a
     // Windows-1252 or UTF-16 file, that they are.

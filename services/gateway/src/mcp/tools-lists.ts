@@ -111,7 +111,9 @@ export function registerListTools(server: McpServer, context: ToolContext): void
     async (args) => {
       let freeRemaining = 0;
       const result = await answer(context, async () => {
-        const body = parseArguments(listCreateToolSchema, args, listBodyError);
+        const body = parseArguments(listCreateToolSchema, args, (error) =>
+          listBodyError(error, 'the tool takes `emails` (or `csv` and `column`), `name` and `callbackUrl`'),
+        );
         const list = await context.lists.create(context.key, await createInput(body), context.log);
         freeRemaining = await context.lists.freeRemaining(context.key);
         context.announceFreeRemaining(freeRemaining);

@@ -50,7 +50,7 @@ const PREFIX = '/v1/email-verify/lists';
 const JSON_LAYOUT = { columns: ['email'], addressColumn: 0, delimiter: ',', bom: false } as const;
 
 /** docs/lists.md, "Limits": over the limit is `too_many_emails`; a bad name or callback `invalid_parameter`; the rest `invalid_request`. */
-export function listBodyError(error: z.ZodError): ApiError {
+export function listBodyError(error: z.ZodError, takes = 'the body takes `emails`, `name` and `callbackUrl`'): ApiError {
   const issue = error.issues[0];
   const field = issue?.path[0];
   if (issue?.code === 'too_big' && field === 'emails' && issue.path.length === 1) return tooManyAddresses();
@@ -59,10 +59,7 @@ export function listBodyError(error: z.ZodError): ApiError {
   if (field === 'column') return invalidParameter('column', 'column must be a header of the file or a column number counted from 1.');
   if (field === 'csv') return invalidParameter('csv', 'csv must be the text of a CSV file.');
   if (issue?.code === 'unrecognized_keys')
-    return new ApiError(
-      'invalid_request',
-      `Unknown field ${issue.keys.map((key) => `\`${key}\``).join(', ')}; the body takes \`emails\`, \`name\` and \`callbackUrl\`.`,
-    );
+    return new ApiError('invalid_request', `Unknown field ${issue.keys.map((key) => `\`${key}\``).join(', ')}; ${takes}.`);
   return new ApiError(
     'invalid_request',
     `The body must be a JSON object whose \`emails\` is an array of 1 to ${MAX_LIST_ADDRESSES} address strings.`,
@@ -255,7 +252,13 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
         input = { ...upload, name: query.name, callbackUrl: query.callbackUrl };
       } else {
         const [param] = Object.keys(query);
-        if (param !== undefined) throw invalidParameter(param, 'With a JSON body, give name and callbackUrl in the body.');
+        if (param !== undefined)
+          throw invalidParameter(
+            param,
+            param === 'column'
+              ? 'column chooses the address column of a CSV upload; a JSON body has its addresses in `emails`.'
+              : 'With a JSON body, give name and callbackUrl in the body.',
+          );
         // fastify ran listCreateBodySchema on the JSON body already (up to 100,000 addresses: not twice); the type
         // provider only sees `unknown` for a body of several media types, so narrow it without parsing it again.
         if (!isValidatedJsonList(request.body)) throw missingListBody();

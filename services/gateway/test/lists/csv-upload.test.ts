@@ -50,7 +50,7 @@ describe('CSV uploads', () => {
 
   it('knows the address column by the names contact exports give it', () => {
     for (const header of ['Email Address', 'E-mail Address', 'E-mail 1 - Value', 'email_address', 'E-Mail', 'MAIL', 'Work Email'])
-      expect(chooseColumn(['Name', header], []), header).toEqual({ header: true, index: 1 });
+      expect(chooseColumn(['Name', header], []), header).toMatchObject({ header: true, index: 1 });
     expect(() => chooseColumn(['Name', 'Email Type'], [['Ann', 'Internet']])).toThrow(/No column of this file holds e-mail addresses/);
   });
 
@@ -69,19 +69,21 @@ describe('CSV uploads', () => {
     expect(latin1.rows).toEqual([['Müller', 'm@x.test']]);
     await expect(read(Buffer.from('email\na@x.test\n', 'utf16le'))).rejects.toMatchObject({
       code: 'invalid_request',
-      message: expect.stringMatching(/holds a control character \(0x00\), so it is not text at line 1, byte 2\./),
+      message: expect.stringMatching(
+        /holds NUL bytes between its letters at line 1, byte 2\. It looks like UTF-16 without a byte-order mark/,
+      ),
       details: { line: 1, byte: 2 },
     });
-    await expect(read(Buffer.concat([Buffer.from('email\na@x.test\n'), Buffer.from([0xe2, 0x82])]))).rejects.toMatchObject({
-      message: expect.stringContaining('ends inside a character at line 3, byte 16'),
-    });
+    // Cut inside a character: UTF-8 (a byte-order mark said so) refused where the character starts.
+    const cut = Buffer.concat([Buffer.from('\ufeffemail\na@x.test\n'), Buffer.from([0xe2, 0x82])]);
+    await expect(read(cut)).rejects.toMatchObject({ message: expect.stringContaining('ends inside a character at line 3, byte 19') });
   });
 
   it('finds the address column by its header in any case; a first row with an @ is data', () => {
-    expect(chooseColumn(['Name', ' E-MAIL ', 'x'], [])).toEqual({ header: true, index: 1 });
-    expect(chooseColumn(['Address', 'email'], [])).toEqual({ header: true, index: 1 });
-    expect(chooseColumn(['id', 'contact'], [['1', 'a@x.test']])).toEqual({ header: true, index: 1 });
-    expect(chooseColumn(['ann@x.test', 'Ann'], [])).toEqual({ header: false, index: 0 });
+    expect(chooseColumn(['Name', ' E-MAIL ', 'x'], [])).toMatchObject({ header: true, index: 1 });
+    expect(chooseColumn(['Address', 'email'], [])).toMatchObject({ header: true, index: 1 });
+    expect(chooseColumn(['id', 'contact'], [['1', 'a@x.test']])).toMatchObject({ header: true, index: 1 });
+    expect(chooseColumn(['ann@x.test', 'Ann'], [])).toMatchObject({ header: false, index: 0 });
   });
 
   it('reads quoted fields across chunk boundaries, a BOM, CRLF and blank lines', async () => {
@@ -100,6 +102,18 @@ describe('CSV uploads', () => {
       ['2', 'b@x.test', 'two\r\nlines'],
       ['3', 'c@x.test'],
     ]);
+  });
+
+  it("reads LinkedIn's Connections.csv: the header below its note, the note kept as rows", async () => {
+    const text =
+      'Notes:\r\n"When exporting your connection data, you may notice that some of the email addresses are missing, ..."\r\n\r\n' +
+      'First Name,Last Name,URL,Email Address,Company,Position,Connected On\r\n' +
+      'Ann,Lee,https://www.linkedin.com/in/annlee,ann@x.test,Acme,CTO,12 Nov 2026\r\n' +
+      'Bob,Ray,https://www.linkedin.com/in/bobray,,Bolt,CEO,01 Oct 2026\r\n';
+    const { layout, rows } = await read(text);
+    expect(layout).toMatchObject({ columns: ['First Name', 'Last Name', 'URL', 'Email Address', 'Company', 'Position', 'Connected On'] });
+    expect(layout).toMatchObject({ addressColumn: 3, headerRow: true });
+    expect(rows.map((row) => row[0])).toEqual(['Notes:', expect.stringContaining('When exporting'), 'Ann', 'Bob']);
   });
 
   it('takes a bare list of addresses without a header', async () => {
@@ -134,6 +148,8 @@ describe('CSV encodings', () => {
   it('reads the Windows-1252 letters that Latin-1 lacks (€, „, “) as Excel writes them', async () => {
     const bytes = Buffer.from([...Buffer.from('Name;Mail\r\n'), 0x80, 0x20, 0x84, 0x41, 0x93, ...Buffer.from(';a@x.test\r\n')]);
     expect((await read(bytes)).rows).toEqual([['€ „A“', 'a@x.test']]);
+    // The one non-ASCII byte ends the file: a character cut short in UTF-8, a letter in Windows-1252.
+    expect((await read(Buffer.from('email;name\na@x.test;Ren\xe9', 'latin1'))).rows).toEqual([['a@x.test', 'René']]);
   });
 
   it('lets a charset parameter win: windows-1252, utf-16, and utf-8 refusing other bytes by line and byte', async () => {
@@ -153,6 +169,9 @@ describe('CSV encodings', () => {
       message: expect.stringContaining('is not UTF-8 (byte 0xE9) at line 4, byte 90.'),
       details: { line: 4, byte: 90 },
     });
+    // A lone surrogate: not UTF-16, at the line and byte of that code unit (the mark is 2 bytes).
+    const surrogate = Buffer.concat([Buffer.from('\ufeffemail\na@x.test\n', 'utf16le'), Buffer.from([0x00, 0xd8, 0x41, 0x00])]);
+    await expect(read(surrogate)).rejects.toMatchObject({ message: expect.stringContaining('is not utf-16le at line 3, byte 33.') });
     await expect(read(Buffer.from('email\n'), { charset: 'klingon' })).rejects.toMatchObject({
       message: expect.stringContaining('charset=klingon'),
     });
