@@ -247,6 +247,21 @@ function podEnvironment(objects: Obj[]): Set<string> {
   return names;
 }
 
+/** `NAME=value` lines of a compose env file (comments and blank lines left out). */
+function parseEnvFile(text: string): Record<string, string> {
+  const lines = text.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+  return Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+}
+
+/** Compose's `${NAME}`, `${NAME-default}` (unset only) and `${NAME:-default}` (unset or empty). */
+function interpolate(value: string, variables: Record<string, string>): string {
+  return value.replace(/\$\{(\w+)(?:(:?)-([^}]*))?\}/g, (_, name: string, colon: string | undefined, fallback: string | undefined) => {
+    const set = variables[name];
+    if (set === undefined || (colon === ':' && set === '')) return fallback ?? '';
+    return set;
+  });
+}
+
 function withoutLegacyIds(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutLegacyIds);
   if (typeof node !== 'object' || node === null) return node;
@@ -341,7 +356,7 @@ describe.each([
 
 describe('compose, dashboard and alerts', () => {
   const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {
-    services: Record<string, { environment?: Record<string, string>; command?: string[] }>;
+    services: Record<string, { environment?: Record<string, string>; command?: string[]; profiles?: string[] }>;
   };
 
   it('validates against the Compose Specification JSON schema', () => {
@@ -367,12 +382,49 @@ describe('compose, dashboard and alerts', () => {
     );
   });
 
-  it("our services' environment names exist in the configuration schema", () => {
+  it("our services' environment names are configuration names", () => {
     for (const name of ['gateway', 'qr-worker', 'verify-worker']) {
-      const unknown = Object.keys(compose.services[name]!.environment ?? {}).filter((key) => !CONFIG_ENV_NAMES.includes(key));
+      const unknown = Object.keys(compose.services[name]!.environment ?? {}).filter((key) => !KNOWN_ENV_NAMES.has(key));
       expect(unknown, name).toEqual([]);
     }
   });
+
+  it.each([
+    { envFile: undefined, profile: undefined, variable: 'REDIS_URL' },
+    { envFile: 'deploy/compose/cluster.env', profile: 'cluster', variable: 'REDIS_CLUSTER_NODES' },
+    { envFile: 'deploy/compose/sentinel.env', profile: 'sentinel', variable: 'REDIS_SENTINELS' },
+  ])('$envFile: exactly one Redis topology reaches the processes, and its profile exists', ({ envFile, profile, variable }) => {
+    const variables = envFile === undefined ? {} : parseEnvFile(readFileSync(envFile, 'utf8'));
+    expect(variables.COMPOSE_PROFILES).toBe(profile);
+    for (const name of ['gateway', 'qr-worker', 'verify-worker']) {
+      const environment = Object.entries(compose.services[name]!.environment ?? {}).map(([key, value]) => [
+        key,
+        interpolate(value, variables),
+      ]);
+      const chosen = environment.filter(([key, value]) => TOPOLOGY_VARIABLES.includes(key!) && value !== '').map(([key]) => key);
+      expect(chosen, name).toEqual([variable]);
+    }
+    if (profile !== undefined) expect(Object.values(compose.services).some((service) => service.profiles?.includes(profile))).toBe(true);
+  });
+
+  it.each([
+    { profile: 'cluster', settings: ['--cluster-enabled yes', '--cluster-node-timeout 5000'] },
+    { profile: 'sentinel', settings: [] },
+  ])(
+    '$profile profile: its data nodes bound what a cut-off primary takes alone, without eviction, with persistence',
+    ({ profile, settings }) => {
+      const nodes = Object.values(compose.services).filter(
+        (service) => service.profiles?.includes(profile) && service.command?.join(' ').includes('redis-server'),
+      );
+      expect(nodes.length).toBeGreaterThanOrEqual(3);
+      for (const node of nodes) {
+        const command = node.command!.join(' ').replace(/\s+/g, ' ');
+        for (const setting of ['--appendonly yes', '--maxmemory-policy noeviction', '--min-replicas-to-write 1', ...settings])
+          expect(command).toContain(setting);
+        expect(Number(/--min-replicas-max-lag (\d+)/.exec(command)?.[1])).toBeLessThanOrEqual(10);
+      }
+    },
+  );
 
   it('every dashboard panel and rule queries metrics that something exports or a rule records', () => {
     const dashboard = JSON.parse(readFileSync('deploy/grafana/dashboards/service.json', 'utf8')) as {
