@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropPrefix, startTcpProxy, testRedisUrl, uniquePrefix, waitUntil, type TcpProxy } from '@svc/testkit';
 import { startWorkerProcess, type LogLine, type WorkerProcess } from './worker-processes.ts';
 
-const OUTAGE_MS = 12_000;
+const OUTAGE_MS = 6_000;
 const WINDOW_MS = 10_000;
 const WARN = 40;
 

@@ -17,6 +17,7 @@ import { createGatewayMetrics, createRegistry, createWorkerMetrics } from '@svc/
 import { createVerifyHandler } from '@svc/verify-worker';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
+import { Job } from 'kubernetes-models/batch/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
@@ -48,6 +49,7 @@ const MODELS: Record<string, new (value: never) => { validate(): void }> = {
   Service,
   Deployment,
   StatefulSet,
+  Job,
   HorizontalPodAutoscaler,
   PodDisruptionBudget,
   NetworkPolicy,
@@ -55,6 +57,37 @@ const MODELS: Record<string, new (value: never) => { validate(): void }> = {
   ServiceMonitor,
   PrometheusRule,
 };
+
+/**
+ * The Redis of each deployment: the variable that chooses it (exactly one per deployment, or the
+ * processes refuse to start) and the KEDA scaler that can read a queue's wait list there.
+ */
+const TOPOLOGIES = [
+  { directory: 'k8s', variable: 'REDIS_URL', scaler: 'redis', addresses: ['address'] },
+  { directory: 'k8s/overlays/cluster', variable: 'REDIS_CLUSTER_NODES', scaler: 'redis-cluster', addresses: ['addressesFromEnv'] },
+  {
+    directory: 'k8s/overlays/sentinel',
+    variable: 'REDIS_SENTINELS',
+    scaler: 'redis-sentinel',
+    addresses: ['addressesFromEnv', 'sentinelMasterFromEnv'],
+  },
+] as const;
+const TOPOLOGY_VARIABLES = ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'];
+/**
+ * The contract's Redis settings ("Configuration of the service"): the configuration schema of the
+ * Redis connection factory reads them; the deployments set them whether or not this build's
+ * schema lists them yet.
+ */
+const REDIS_CONTRACT_NAMES = [
+  'REDIS_CLUSTER_NODES',
+  'REDIS_SENTINELS',
+  'REDIS_SENTINEL_MASTER',
+  'REDIS_USERNAME',
+  'REDIS_PASSWORD',
+  'REDIS_TLS',
+  'REDIS_COMMAND_TIMEOUT_MS',
+];
+const KNOWN_ENV_NAMES = new Set([...CONFIG_ENV_NAMES, ...REDIS_CONTRACT_NAMES]);
 
 /** What our processes export, read from the code itself: the gateway's, the workers' and the verifier's registries. */
 function exportedByUs(): string[] {
@@ -99,8 +132,8 @@ function metricNames(expr: string): string[] {
   return names.filter((name) => !PROMQL_WORDS.has(name)).map((name) => name.replace(/_(bucket|sum|count)$/, ''));
 }
 
-describe('k8s manifests', () => {
-  const objects = render();
+describe.each(TOPOLOGIES)('k8s manifests ($directory)', ({ directory, variable, scaler, addresses }) => {
+  const objects = render(directory);
   const ofKind = (kind: string) => objects.filter((object) => object.kind === kind);
 
   it('render, and every object validates against the schema of its kind (Kubernetes, KEDA, Prometheus operator)', () => {
@@ -121,7 +154,7 @@ describe('k8s manifests', () => {
     expect(() => new PrometheusRule(rule as never).validate()).toThrow();
   });
 
-  it('KEDA ScaledObjects target the workers, keep a replica, and watch the BullMQ wait list and prioritized set', () => {
+  it(`KEDA ScaledObjects target the workers, keep a replica, and watch the BullMQ wait list (${scaler} scaler) and prioritized set`, () => {
     const scaled = ofKind('ScaledObject');
     expect(scaled.map((object) => object.metadata.name).sort()).toEqual(['qr-worker', 'verify-worker']);
     for (const object of scaled) {
@@ -133,7 +166,13 @@ describe('k8s manifests', () => {
       expect(spec.scaleTargetRef.name).toBe(object.metadata.name);
       expect(spec.minReplicaCount).toBeGreaterThanOrEqual(1);
       const queue = object.metadata.name.replace('-worker', '');
-      expect(spec.triggers.find((trigger) => trigger.type === 'redis')?.metadata.listName).toBe(`svc:bull:{${queue}}:${queue}:wait`);
+      const list = spec.triggers.find((trigger) => trigger.type.startsWith('redis'));
+      expect(list?.type).toBe(scaler);
+      expect(list?.metadata.listName).toBe(`svc:bull:{${queue}}:${queue}:wait`);
+      expect(Object.keys(list?.metadata ?? {})).toEqual(expect.arrayContaining([...addresses]));
+      // A scaler that reads its addresses from the pod's environment reads what the pod is given.
+      for (const [field, name] of Object.entries(list?.metadata ?? {}))
+        if (field.endsWith('FromEnv')) expect(podEnvironment(objects).has(name), `${field}: ${name}`).toBe(true);
       expect(spec.triggers.find((trigger) => trigger.type === 'prometheus')?.metadata.query).toContain(
         `queue="${queue}",state="prioritized"`,
       );
@@ -180,25 +219,48 @@ describe('k8s manifests', () => {
     }
   });
 
-  it('every environment name a pod gets exists in the configuration schema', () => {
-    const names = new Set<string>();
-    for (const object of [...ofKind('ConfigMap').filter((o) => o.metadata.name === 'email-qr-config'), ...ofKind('Secret')]) {
-      for (const key of Object.keys({ ...object.data, ...object.stringData })) names.add(key);
-    }
-    for (const deployment of ofKind('Deployment')) {
-      const containers = (deployment.spec as { template: { spec: { containers: Array<{ env?: Array<{ name: string }> }> } } }).template.spec
-        .containers;
-      for (const container of containers) for (const entry of container.env ?? []) if (entry.name !== 'HOME') names.add(entry.name);
-    }
-    expect([...names].filter((name) => !CONFIG_ENV_NAMES.includes(name))).toEqual([]);
+  it('every environment name a pod gets is a configuration name, and exactly one chooses the Redis', () => {
+    const names = podEnvironment(objects);
+    names.delete('HOME');
+    expect([...names].filter((name) => !KNOWN_ENV_NAMES.has(name))).toEqual([]);
+    expect(TOPOLOGY_VARIABLES.filter((name) => names.has(name))).toEqual([variable]);
   });
 
   it('the k8s dashboard and alert rules are the ones compose provisions', () => {
-    expect(readFileSync('k8s/dashboards/service.json', 'utf8')).toBe(readFileSync('deploy/grafana/dashboards/service.json', 'utf8'));
+    expect(readFileSync('k8s/base/dashboards/service.json', 'utf8')).toBe(readFileSync('deploy/grafana/dashboards/service.json', 'utf8'));
     const rule = ofKind('PrometheusRule')[0]!;
     expect(rule.spec).toEqual(parse(readFileSync('deploy/prometheus/alerts.yml', 'utf8')));
   });
 });
+
+/** Every environment name the service's pods get: the shared ConfigMap and Secret, and each container's own. */
+function podEnvironment(objects: Obj[]): Set<string> {
+  const names = new Set<string>();
+  for (const object of objects.filter((o) => (o.kind === 'ConfigMap' && o.metadata.name === 'email-qr-config') || o.kind === 'Secret')) {
+    for (const key of Object.keys({ ...object.data, ...object.stringData })) names.add(key);
+  }
+  for (const deployment of objects.filter((o) => o.kind === 'Deployment')) {
+    const containers = (deployment.spec as { template: { spec: { containers: Array<{ env?: Array<{ name: string }> }> } } }).template.spec
+      .containers;
+    for (const container of containers) for (const entry of container.env ?? []) names.add(entry.name);
+  }
+  return names;
+}
+
+/** `NAME=value` lines of a compose env file (comments and blank lines left out). */
+function parseEnvFile(text: string): Record<string, string> {
+  const lines = text.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+  return Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+}
+
+/** Compose's `${NAME}`, `${NAME-default}` (unset only) and `${NAME:-default}` (unset or empty). */
+function interpolate(value: string, variables: Record<string, string>): string {
+  return value.replace(/\$\{(\w+)(?:(:?)-([^}]*))?\}/g, (_, name: string, colon: string | undefined, fallback: string | undefined) => {
+    const set = variables[name];
+    if (set === undefined || (colon === ':' && set === '')) return fallback ?? '';
+    return set;
+  });
+}
 
 function withoutLegacyIds(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutLegacyIds);
@@ -242,9 +304,59 @@ describe('the trial Redis (k8s/redis)', () => {
   });
 });
 
+/** A data node's settings as its container starts it: arguments, and the script it runs (sentinel set-up). */
+function redisSettings(objects: Obj[], statefulSet: string): string {
+  const set = objects.find((object) => object.kind === 'StatefulSet' && object.metadata.name === statefulSet);
+  const container = (
+    set?.spec as { template: { spec: { containers: Array<{ name: string; args?: string[]; command?: string[] }> } } }
+  ).template.spec.containers.find((entry) => entry.name === 'redis');
+  const scripts = objects.filter((object) => object.kind === 'ConfigMap').flatMap((object) => Object.values(object.data ?? {}));
+  return [...(container?.command ?? []), ...(container?.args ?? []), ...scripts].join(' ').replace(/\s+/g, ' ');
+}
+
+describe.each([
+  { directory: 'k8s/redis-cluster', dataNodes: 'redis-cluster', settings: ['--cluster-enabled yes', '--cluster-node-timeout 5000'] },
+  { directory: 'k8s/redis-sentinel', dataNodes: 'redis-data', settings: ['sentinel monitor mymaster', 'down-after-milliseconds mymaster'] },
+])('the trial Redis of a topology ($directory)', ({ directory, dataNodes, settings }) => {
+  const objects = render(directory);
+
+  it('validates against the schema of each kind', () => {
+    for (const object of objects) {
+      const Model = MODELS[object.kind];
+      expect(Model, `no schema to check ${object.kind} against`).toBeDefined();
+      expect(() => new Model!(object as never).validate(), `${object.kind}/${object.metadata.name}`).not.toThrow();
+    }
+  });
+
+  it('keeps what a cut-off primary takes alone bounded (min-replicas-to-write, a short max lag), without eviction, with persistence', () => {
+    const text = redisSettings(objects, dataNodes);
+    for (const setting of ['--appendonly yes', '--maxmemory-policy noeviction', '--min-replicas-to-write 1', ...settings])
+      expect(text).toContain(setting);
+    const lag = Number(/--min-replicas-max-lag (\d+)/.exec(text)?.[1]);
+    expect(lag).toBeGreaterThan(0);
+    expect(lag).toBeLessThanOrEqual(10);
+  });
+
+  it('runs the Redis exporter beside the data nodes, scraped by a ServiceMonitor', () => {
+    const monitor = objects.find((object) => object.kind === 'ServiceMonitor') as unknown as {
+      spec: { selector: { matchLabels: Record<string, string> }; endpoints: Array<{ port: string }> };
+    };
+    const service = objects.find(
+      (object) =>
+        object.kind === 'Service' &&
+        Object.entries(monitor.spec.selector.matchLabels).every(([label, value]) => object.metadata.labels?.[label] === value),
+    ) as unknown as { spec: { ports: Array<{ name: string }>; selector: Record<string, string> } };
+    expect(service.spec.ports.map((port) => port.name)).toContain('metrics');
+    expect(monitor.spec.endpoints.map((endpoint) => endpoint.port)).toEqual(['metrics']);
+    const set = objects.find((object) => object.kind === 'StatefulSet' && object.metadata.name === dataNodes);
+    const containers = (set?.spec as { template: { spec: { containers: Array<{ name: string }> } } }).template.spec.containers;
+    expect(containers.map((container) => container.name)).toContain('redis-exporter');
+  });
+});
+
 describe('compose, dashboard and alerts', () => {
   const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {
-    services: Record<string, { environment?: Record<string, string>; command?: string[] }>;
+    services: Record<string, { environment?: Record<string, string>; command?: string[]; profiles?: string[] }>;
   };
 
   it('validates against the Compose Specification JSON schema', () => {
@@ -270,12 +382,49 @@ describe('compose, dashboard and alerts', () => {
     );
   });
 
-  it("our services' environment names exist in the configuration schema", () => {
+  it("our services' environment names are configuration names", () => {
     for (const name of ['gateway', 'qr-worker', 'verify-worker']) {
-      const unknown = Object.keys(compose.services[name]!.environment ?? {}).filter((key) => !CONFIG_ENV_NAMES.includes(key));
+      const unknown = Object.keys(compose.services[name]!.environment ?? {}).filter((key) => !KNOWN_ENV_NAMES.has(key));
       expect(unknown, name).toEqual([]);
     }
   });
+
+  it.each([
+    { envFile: undefined, profile: undefined, variable: 'REDIS_URL' },
+    { envFile: 'deploy/compose/cluster.env', profile: 'cluster', variable: 'REDIS_CLUSTER_NODES' },
+    { envFile: 'deploy/compose/sentinel.env', profile: 'sentinel', variable: 'REDIS_SENTINELS' },
+  ])('$envFile: exactly one Redis topology reaches the processes, and its profile exists', ({ envFile, profile, variable }) => {
+    const variables = envFile === undefined ? {} : parseEnvFile(readFileSync(envFile, 'utf8'));
+    expect(variables.COMPOSE_PROFILES).toBe(profile);
+    for (const name of ['gateway', 'qr-worker', 'verify-worker']) {
+      const environment = Object.entries(compose.services[name]!.environment ?? {}).map(([key, value]) => [
+        key,
+        interpolate(value, variables),
+      ]);
+      const chosen = environment.filter(([key, value]) => TOPOLOGY_VARIABLES.includes(key!) && value !== '').map(([key]) => key);
+      expect(chosen, name).toEqual([variable]);
+    }
+    if (profile !== undefined) expect(Object.values(compose.services).some((service) => service.profiles?.includes(profile))).toBe(true);
+  });
+
+  it.each([
+    { profile: 'cluster', settings: ['--cluster-enabled yes', '--cluster-node-timeout 5000'] },
+    { profile: 'sentinel', settings: [] },
+  ])(
+    '$profile profile: its data nodes bound what a cut-off primary takes alone, without eviction, with persistence',
+    ({ profile, settings }) => {
+      const nodes = Object.values(compose.services).filter(
+        (service) => service.profiles?.includes(profile) && service.command?.join(' ').includes('redis-server'),
+      );
+      expect(nodes.length).toBeGreaterThanOrEqual(3);
+      for (const node of nodes) {
+        const command = node.command!.join(' ').replace(/\s+/g, ' ');
+        for (const setting of ['--appendonly yes', '--maxmemory-policy noeviction', '--min-replicas-to-write 1', ...settings])
+          expect(command).toContain(setting);
+        expect(Number(/--min-replicas-max-lag (\d+)/.exec(command)?.[1])).toBeLessThanOrEqual(10);
+      }
+    },
+  );
 
   it('every dashboard panel and rule queries metrics that something exports or a rule records', () => {
     const dashboard = JSON.parse(readFileSync('deploy/grafana/dashboards/service.json', 'utf8')) as {

@@ -36,7 +36,7 @@ function containerCommands(): string[][] {
   const ours = Object.values(compose.services).filter(
     (service) => service.image?.startsWith('email-qr-service') || service.build !== undefined,
   );
-  const k8s = ['k8s/gateway.yaml', 'k8s/qr-worker.yaml', 'k8s/verify-worker.yaml'].flatMap((file) =>
+  const k8s = ['k8s/base/gateway.yaml', 'k8s/base/qr-worker.yaml', 'k8s/base/verify-worker.yaml'].flatMap((file) =>
     parseAllDocuments(readFileSync(file, 'utf8'))
       .map(
         (document) =>

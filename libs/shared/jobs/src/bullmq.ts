@@ -12,15 +12,8 @@
 import { randomUUID } from 'node:crypto';
 import { UnrecoverableError, type Job, type Queue, type QueueEvents, type Worker } from 'bullmq';
 import type { Logger } from '@svc/telemetry';
-import {
-  CLOSE_TIMEOUT_MS,
-  closeConnections,
-  openQueue,
-  openQueueEvents,
-  queueConnection,
-  startWorker,
-  type DurableQueue,
-} from './durable-queue.ts';
+import { CLOSE_TIMEOUT_MS, closeConnections, openQueue, openQueueEvents, startWorker, type DurableQueue } from './durable-queue.ts';
+import { queueConnection } from './queue-errors.ts';
 import { waitForRedis, writeProblem, type Redis, type RedisTarget } from './redis.ts';
 import { lockTimingFor } from './takeover.ts';
 import {
@@ -49,6 +42,7 @@ const MAX_STALLED_COUNT = 2;
 export type { Job, Worker };
 // The durable-queue layer (bullPrefix, openQueue, startWorker, ...) and its retries.
 export * from './durable-queue.ts';
+export * from './queue-errors.ts';
 export * from './retry.ts';
 
 interface Waiter {

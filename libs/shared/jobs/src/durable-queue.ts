@@ -1,13 +1,13 @@
 /**
  * The durable-queue layer every BullMQ queue of the product goes through (request jobs, list work,
  * callbacks): its connections, its `error` events, its retries, how a final failure is told from
- * a retry, and a close that never waits on a Redis that is gone. Errors are written through the
- * process's rate-limited error log (at most one line per kind per 10 s, with a count of those
- * left out): an outage is reported, never swallowed, never a flood.
+ * a retry, and a close that never waits on a Redis that is gone. Errors go to the process's
+ * rate-limited error log (queue-errors.ts).
  */
 import { Queue, QueueEvents, Worker, type Job, type KeepJobs, type Processor } from 'bullmq';
-import { createLogger, errorKind, errorLog, type Logger, type RateLimitedLog } from '@svc/telemetry';
-import { createRedis, type Redis, type RedisRole, type RedisTarget } from './redis.ts';
+import { errorKind, type Logger } from '@svc/telemetry';
+import { queueConnection, queueErrorLog, watchErrors } from './queue-errors.ts';
+import type { Redis, RedisTarget } from './redis.ts';
 import type { RetryPolicy } from './retry.ts';
 import { withTimeout } from './timeout.ts';
 
@@ -23,48 +23,6 @@ export const bullPrefix = (redisPrefix: string, queue: string): string => `${red
 export const CLOSE_TIMEOUT_MS = 2_000;
 /** The backoff type of jobs whose wait is the queue's RetryPolicy (the worker's backoff strategy). */
 const POLICY_BACKOFF = 'retry-policy';
-
-let fallbackLogger: Logger | undefined;
-
-/** The error log of a queue whose owner gave no logger: its errors still reach standard output. */
-export function queueErrorLog(logger: Logger | undefined): RateLimitedLog {
-  return errorLog(logger ?? (fallbackLogger ??= createLogger('warn', 'durable-queue')));
-}
-
-interface ErrorSource {
-  on(event: 'error', listener: (error: Error) => void): unknown;
-}
-
-/**
- * An error of the connection itself (reset, refused, timed out): BullMQ hands the connection's
- * errors on to the queue or worker on it, and an outage hits every connection of the process at
- * once, so these are one kind per code for the whole process, whoever reports them.
- */
-const isConnectionError = (error: unknown): boolean => error instanceof Error && 'syscall' in error;
-
-const kindOf = (component: string, error: unknown): string =>
-  isConnectionError(error) ? `redis:${errorKind(error)}` : `${component}:${errorKind(error)}`;
-
-/** Writes a component's `error` events to the error log, one kind per component and error code. */
-export function watchErrors(source: ErrorSource, log: RateLimitedLog, component: string, fields: Record<string, unknown> = {}): void {
-  source.on('error', (error: Error) => log('error', kindOf(component, error), { ...fields, component, err: error }, `${component} error`));
-}
-
-/**
- * The error log of the process's Redis connections: keyed by what went wrong, not by which
- * connection (the line names the connection that reported first; the count covers them all).
- */
-export function connectionErrorLog(logger: Logger | undefined): RateLimitedLog {
-  const log = queueErrorLog(logger);
-  return (level, _kind, fields, message) => log(level, kindOf('redis', fields.err), fields, message);
-}
-
-/**
- * A Redis connection of `role` on the configured topology (one node, Cluster or Sentinel, or a
- * plain URL in tools and tests), its errors going to the process's connection error log.
- */
-export const queueConnection = (target: RedisTarget, role: RedisRole, name: string, logger?: Logger): Redis =>
-  createRedis(target, role, name, connectionErrorLog(logger));
 
 /** Quits `connections` within the close budget, then drops them whatever Redis said. */
 export async function closeConnections(connections: readonly Redis[]): Promise<void> {

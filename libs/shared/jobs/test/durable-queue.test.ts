@@ -66,6 +66,42 @@ describe('the durable-queue layer', () => {
     }
   });
 
+  it('a job that stalls more often than allowed is a final failure, told by its state (one report)', async () => {
+    const { logger } = capture();
+    const producer = openQueue('stalling', { redis: testRedisUrl(), connectionName: 'test-producer', redisPrefix: prefix, logger });
+    const final: string[] = [];
+    const options = {
+      queue: 'stalling',
+      redis: testRedisUrl(),
+      redisPrefix: prefix,
+      concurrency: 1,
+      lockDurationMs: 500,
+      stalledIntervalMs: 200,
+      maxStalledCount: 0,
+      retry: fastRetry,
+      logger,
+      onFinalFailure: (job: Job, error: Error) => void final.push(`${String(job.id)}: ${error.message}`),
+    };
+    let taken = false;
+    // The first worker takes the job and stops renewing its lock without ending it (a crash).
+    const crashing = startWorker(() => {
+      taken = true;
+      return new Promise<never>(() => undefined);
+    }, options);
+    await producer.queue.add('x', {}, { ...retryJobOptions(fastRetry), jobId: 'stalls' });
+    await waitUntil(() => taken, 5_000, 'the first worker to take the job');
+    await crashing.close(true);
+    const survivor = startWorker(() => Promise.resolve('never run'), options);
+    try {
+      await waitUntil(() => final.length > 0, 10_000, 'the stalled job to fail for good');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(final).toEqual(['stalls: job stalled more than allowable limit']);
+    } finally {
+      await survivor.close();
+      await producer.close();
+    }
+  });
+
   it('a final-failure handler that throws is logged, not lost', async () => {
     const { lines, logger } = capture();
     const producer = openQueue('recording', { redis: testRedisUrl(), connectionName: 'test-producer', redisPrefix: prefix, logger });
