@@ -73,7 +73,13 @@ export const listCreateBodySchema = z
 export type ListCreateBody = z.infer<typeof listCreateBodySchema>;
 
 /** Query of the CSV upload (the JSON body carries these itself). */
-export const listCreateQuerySchema = z.object({ name: nameSchema.optional(), callbackUrl: callbackSchema.optional() }).strict();
+export const listCreateQuerySchema = z
+  .object({
+    name: nameSchema.optional(),
+    callbackUrl: callbackSchema.optional(),
+    column: z.string().min(1).max(200).optional().describe('The address column: its header (any case) or its 1-based index.'),
+  })
+  .strict();
 
 export const listPageQuerySchema = z
   .object({

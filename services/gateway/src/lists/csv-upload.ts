@@ -10,7 +10,7 @@
  * an `@` is data, not a header (a bare list of addresses).
  */
 import type { Readable } from 'node:stream';
-import { ApiError, LIST_BODY_LIMIT_BYTES } from '@svc/contracts';
+import { ApiError, LIST_BODY_LIMIT_BYTES, invalidParameter } from '@svc/contracts';
 import type { CsvLayout } from '@svc/lists';
 import { CsvError, parse } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
@@ -61,6 +61,17 @@ export function detectDelimiter(head: string): ',' | ';' {
   return fields(';') > fields(',') ? ';' : ',';
 }
 
+export const COLUMN_MESSAGE = 'column must be a header of the file (any case) or its 1-based index.';
+
+/** `?column=`: a 1-based index, or a header of the file (any case); anything else is refused. */
+export function chosenColumn(column: string, columns: string[]): number {
+  const index = /^\d+$/.test(column)
+    ? Number(column) - 1
+    : columns.findIndex((name) => name.trim().toLowerCase() === column.trim().toLowerCase());
+  if (index < 0 || index >= columns.length) throw invalidParameter('column', COLUMN_MESSAGE);
+  return index;
+}
+
 /** Which row 1 is: a header naming the address column, a header without one, or data. */
 export function headerOf(first: string[]): { header: boolean; addressColumn: number } {
   const named = first.findIndex((cell) => ADDRESS_HEADER.test(cell.toLowerCase().replace(/[\s_-]+/g, '')));
@@ -98,7 +109,7 @@ function csvProblem(error: CsvError): ApiError {
 }
 
 /** Reads the start of the upload (up to 64 KiB) for its layout; rows then stream from the rest of the body. */
-export async function readCsvUpload(body: Readable, limitBytes = LIST_BODY_LIMIT_BYTES): Promise<CsvUpload> {
+export async function readCsvUpload(body: Readable, limitBytes = LIST_BODY_LIMIT_BYTES, column?: string): Promise<CsvUpload> {
   const source = asUtf8(limited(body, limitBytes))[Symbol.asyncIterator]();
   const head: Buffer[] = [];
   let headBytes = 0;
@@ -168,8 +179,17 @@ export async function readCsvUpload(body: Readable, limitBytes = LIST_BODY_LIMIT
   };
   const first = await next();
   const firstRow = first.done === true ? [] : first.value;
-  const { header, addressColumn } = headerOf(firstRow);
+  const { header, addressColumn: found } = headerOf(firstRow);
   const columns = header ? firstRow : generatedColumns(Math.max(1, firstRow.length));
+  let addressColumn = found;
+  try {
+    if (column !== undefined) addressColumn = chosenColumn(column, columns);
+  } catch (error) {
+    // Refused before any row was taken: stop the parser so that its feeding ends.
+    parser.destroy();
+    await feeding;
+    throw error;
+  }
 
   async function* rows(): AsyncGenerator<string[]> {
     try {

@@ -24,7 +24,7 @@ import { decodeCursor } from '@svc/lists';
 import type { FastifyError, FastifyRequest } from 'fastify';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { payloadTooLarge, readCsvUpload } from '../lists/csv-upload.ts';
+import { COLUMN_MESSAGE, payloadTooLarge, readCsvUpload } from '../lists/csv-upload.ts';
 import { LIST_UPLOAD_TIMEOUT_MS } from '../plugins/body-timeout.ts';
 import { csvResults, jsonResults } from '../lists/list-results.ts';
 import type { ListService, NewListInput } from '../lists/list-service.ts';
@@ -92,6 +92,7 @@ const queryError = parameterError({
   format: 'format must be json or csv.',
   name: 'name must be a string of 1 to 200 characters.',
   callbackUrl: 'callbackUrl must be an https:// URL of at most 2048 characters.',
+  column: COLUMN_MESSAGE,
 });
 
 const idParams = validated(
@@ -238,11 +239,12 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
       let input: NewListInput;
       if (request.body instanceof Readable) {
         lists.checkCallback(query.callbackUrl);
-        const upload = await readCsvUpload(request.body);
+        const upload = await readCsvUpload(request.body, undefined, query.column);
         input = { ...upload, name: query.name, callbackUrl: query.callbackUrl };
       } else {
         const [param] = Object.keys(query);
-        if (param !== undefined) throw invalidParameter(param, 'With a JSON body, give name and callbackUrl in the body.');
+        if (param !== undefined)
+          throw invalidParameter(param, 'With a JSON body, give name and callbackUrl in the body (column is for CSV).');
         // fastify ran listCreateBodySchema on the JSON body already (up to 100,000 addresses: not twice); the type
         // provider only sees `unknown` for a body of several media types, so narrow it without parsing it again.
         if (!isValidatedJsonList(request.body)) throw missingListBody();

@@ -13,8 +13,8 @@ const body = (text: string | Buffer, piece = 7) => {
   return Readable.from(Array.from({ length: Math.ceil(bytes.length / piece) }, (_, i) => bytes.subarray(i * piece, (i + 1) * piece)));
 };
 
-async function read(text: string | Buffer, limit?: number) {
-  const upload = await readCsvUpload(body(text), limit);
+async function read(text: string | Buffer, limit?: number, column?: string) {
+  const upload = await readCsvUpload(body(text), limit, column);
   const rows: string[][] = [];
   for await (const row of upload.rows) rows.push(row);
   return { layout: upload.layout, rows };
@@ -44,6 +44,17 @@ describe('CSV uploads', () => {
     const { layout, rows } = await read('\ufeffsep=;\r\nname;email\r\nAnn, Lee;a@x.test\r\n');
     expect(layout).toMatchObject({ columns: ['name', 'email'], addressColumn: 1, delimiter: ';' });
     expect(rows).toEqual([['Ann, Lee', 'a@x.test']]);
+  });
+
+  it('takes `?column=` by 1-based index or by header (any case), and refuses a column the file does not have', async () => {
+    const text = 'Name,Work,Private\nAnn,a@x.test,ann@home.test\n';
+    expect((await read(text, undefined, '3')).layout.addressColumn).toBe(2);
+    expect((await read(text, undefined, ' PRIVATE ')).layout.addressColumn).toBe(2);
+    for (const column of ['4', '0', 'Phone'])
+      await expect(read(text, undefined, column), column).rejects.toMatchObject({
+        code: 'invalid_parameter',
+        details: { param: 'column' },
+      });
   });
 
   it('knows the address column by the names contact exports give it', () => {
