@@ -3,7 +3,7 @@
  * text, and the results CSV as four downloads: all rows, and the rows of each verdict (cut here
  * from the API's CSV, which keeps the uploaded columns and appends the result columns).
  */
-import { call, callJson, messageOf } from '../api.ts';
+import { ApiFailure, call, callJson, messageOf } from '../api.ts';
 import { VERDICTS, verdictChart } from '../chart.ts';
 import { filterResults } from '../csv.ts';
 import { fill, h, safeFileName } from '../dom.ts';
@@ -80,6 +80,8 @@ export function listView(id: string, signal: AbortSignal): HTMLElement {
       } catch (failure) {
         if (signal.aborted) return;
         error.textContent = messageOf(failure);
+        // A refusal (no such list, a revoked key) will not change by asking again; a lost connection may.
+        if (failure instanceof ApiFailure && failure.status >= 400 && failure.status < 500 && failure.status !== 429) return;
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }

@@ -39,7 +39,7 @@ function history(): HTMLElement {
             ? h('p', {}, 'No lists yet.')
             : h(
                 'div',
-                { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Your lists' },
+                { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Lists, newest first' },
                 h(
                   'table',
                   {},

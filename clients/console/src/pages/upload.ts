@@ -46,7 +46,11 @@ export function uploadPanel(onCreated: (id: string) => void): HTMLElement {
     const update = () => {
       const column = Number(select.value);
       const { addresses, distinct, wellFormed } = countAddresses(read.rows, column);
-      fill(preview, previewTable(read, column, file.name));
+      const table = previewTable(read, column, file.name);
+      fill(preview, table);
+      // On a narrow screen the marked column may be off to the side: keep it in view as the width changes.
+      const marked = table.querySelector('th.chosen');
+      if (marked instanceof HTMLElement) new ResizeObserver(() => (table.scrollLeft = Math.max(0, marked.offsetLeft - 16))).observe(table);
       verify.disabled = wellFormed === 0 || addresses > MAX_ADDRESSES;
       fill(
         summary,
