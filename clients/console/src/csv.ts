@@ -47,11 +47,11 @@ function isBinary(text: string): boolean {
 
 const looksLikeAddress = (cell: string | undefined): boolean => ADDRESS.test((cell ?? '').trim());
 
-/** The column whose non-empty cells most often look like addresses in the first 1,000 rows, if any does. */
-function byContent(rows: string[][], width: number): number {
+/** Of `columns`, the one whose cells most often look like addresses in the first 1,000 rows; -1 when none has any. */
+function mostAddresses(rows: string[][], columns: number[]): number {
   let best = -1;
   let bestCount = 0;
-  for (let column = 0; column < width; column += 1) {
+  for (const column of columns) {
     const hits = rows.slice(0, 1000).filter((row) => looksLikeAddress(row[column])).length;
     if (hits > bestCount) [best, bestCount] = [column, hits];
   }
@@ -71,18 +71,26 @@ export async function readCsvFile(file: File): Promise<ReadFile> {
   const first = all[0];
   if (first === undefined) throw new FileProblem('This file has no rows: choose a CSV file with a column of email addresses.');
   const width = Math.max(...all.slice(0, 1000).map((row) => row.length));
-  const named = first.findIndex((cell) => ADDRESS_HEADER.test(cell.trim().toLowerCase()));
-  const hasHeader = named >= 0 || !first.some(looksLikeAddress);
+  const indices = Array.from({ length: width }, (_, i) => i);
+  const named = indices.filter((i) => ADDRESS_HEADER.test((first[i] ?? '').trim().toLowerCase()));
+  const hasHeader = named.length > 0 || !first.some(looksLikeAddress);
   const rows = hasHeader ? all.slice(1) : all;
-  const columns = Array.from({ length: width }, (_, i) =>
-    hasHeader && (first[i] ?? '').trim() !== '' ? (first[i] ?? '') : `Column ${i + 1}`,
-  );
-  const content = byContent(rows, width);
-  if (named < 0 && content < 0)
+  const columns = indices.map((i) => (hasHeader && (first[i] ?? '').trim() !== '' ? (first[i] ?? '') : `Column ${i + 1}`));
+  // Of the columns a header names (`Email`, but also `Email opt-out`), the one holding addresses; else the first named.
+  const byHeader = named.length > 1 ? mostAddresses(rows, named) : -1;
+  const header = byHeader >= 0 ? byHeader : (named[0] ?? -1);
+  const content = mostAddresses(rows, indices);
+  if (header < 0 && content < 0)
     throw new FileProblem(
       'No column of this file holds email addresses: check that you exported the address column, then choose the file again.',
     );
-  return { encoding, columns, hasHeader, rows, detected: named >= 0 ? { index: named, by: 'header' } : { index: content, by: 'content' } };
+  return {
+    encoding,
+    columns,
+    hasHeader,
+    rows,
+    detected: header >= 0 ? { index: header, by: 'header' } : { index: content, by: 'content' },
+  };
 }
 
 /** Duplicates count once by the service's rule: trimmed, domain in lower case, local part as is. */
