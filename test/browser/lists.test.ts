@@ -62,11 +62,13 @@ describe('the console: lists', () => {
     const bar = page.getByRole('progressbar');
     await bar.waitFor();
     const seen: number[] = [];
+    let shot = false;
     const chart = page.getByRole('img', { name: /^Verdicts/ });
     for (const deadline = Date.now() + 45_000; (await chart.count()) === 0; await sleep(50)) {
       expect(Date.now(), `the list ends; progress seen ${seen.join(', ')}`).toBeLessThan(deadline);
       const now = Number(await bar.getAttribute('aria-valuenow'));
       if (seen.at(-1) !== now) seen.push(now);
+      if (now > 0 && now < 50 && !shot) shot = await screenshots(page, 'list-progress').then(() => true);
     }
     seen.push(Number(await bar.getAttribute('aria-valuenow')));
     expect(seen[0], 'progress was seen before the end').toBeLessThan(100);
