@@ -12,6 +12,9 @@ export interface ListObject {
   costUsd: string;
   createdAt: string;
   error?: string;
+  /** For a CSV upload: the column the service read and the file's encoding, as the list object reports them. */
+  column?: { index: number; header: string };
+  encoding?: string;
 }
 
 export interface UsageRow {
@@ -61,6 +64,10 @@ export function readList(value: unknown): ListObject {
     costUsd: text(list.costUsd, 'costUsd'),
     createdAt: text(list.createdAt, 'createdAt'),
     ...(typeof list.error === 'string' ? { error: list.error } : {}),
+    ...(isRecord(list.column) && typeof list.column.header === 'string'
+      ? { column: { index: count(list.column.index, 'column.index'), header: list.column.header } }
+      : {}),
+    ...(typeof list.encoding === 'string' ? { encoding: list.encoding } : {}),
   };
 }
 

@@ -58,6 +58,7 @@ export function listView(id: string, signal: AbortSignal): HTMLElement {
     bar,
   );
   const status = h('p', { class: 'status', 'aria-live': 'polite' });
+  const read = h('p', { class: 'detected' });
   const error = h('p', { class: 'error', role: 'alert' });
   const cancel = h('button', { type: 'button', hidden: true }, 'Cancel');
   const result = h('div');
@@ -68,6 +69,11 @@ export function listView(id: string, signal: AbortSignal): HTMLElement {
     progress.setAttribute('aria-valuenow', String(percent));
     progress.setAttribute('aria-valuetext', `${percent}% processed, ${list.status}`);
     bar.style.width = `${percent}%`;
+    // The list object says which column and encoding the service read (its index base is the service's: not shown).
+    read.textContent =
+      list.column === undefined
+        ? ''
+        : `Address column read by the service: ${list.column.header}${list.encoding === undefined ? '' : ` (${list.encoding})`}.`;
     status.textContent = `Status: ${list.status}. ${list.processed} of ${list.count} entries processed (${list.distinct} distinct); cost so far $${list.costUsd}.${list.error === undefined ? '' : ` ${list.error}`}`;
     cancel.hidden = ENDED.has(list.status);
   };
@@ -98,7 +104,7 @@ export function listView(id: string, signal: AbortSignal): HTMLElement {
     {},
     h('p', {}, h('a', { href: '#/lists' }, '← All lists')),
     title,
-    h('section', { class: 'card' }, status, progress, cancel, error),
+    h('section', { class: 'card' }, read, status, progress, cancel, error),
     result,
   );
 }
