@@ -99,12 +99,5 @@ export function listView(id: string, signal: AbortSignal): HTMLElement {
       .finally(() => (cancel.disabled = false));
   });
   void poll();
-  return h(
-    'div',
-    {},
-    h('p', {}, h('a', { href: '#/lists' }, '← All lists')),
-    title,
-    h('section', { class: 'card' }, read, status, progress, cancel, error),
-    result,
-  );
+  return h('div', {}, title, h('section', { class: 'card' }, read, status, progress, cancel, error), result);
 }

@@ -39,7 +39,7 @@ function history(): HTMLElement {
             ? h('p', {}, 'No lists yet.')
             : h(
                 'div',
-                { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Lists, newest first' },
+                { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'History, newest first' },
                 h(
                   'table',
                   {},
@@ -60,7 +60,7 @@ function history(): HTMLElement {
     );
   };
   refresh();
-  return h('section', { class: 'card', 'aria-labelledby': 'your-lists' }, h('h2', { id: 'your-lists' }, 'Your lists'), error, body);
+  return h('section', { class: 'card', 'aria-labelledby': 'your-lists' }, h('h2', { id: 'your-lists' }, 'History'), error, body);
 }
 
 export function listsPage(open: (id: string) => void): HTMLElement {
