@@ -54,7 +54,7 @@ export function listView(id: string, signal: AbortSignal): HTMLElement {
   const bar = h('div', { class: 'bar' });
   const progress = h(
     'div',
-    { role: 'progressbar', 'aria-label': 'Progress', 'aria-valuemin': 0, 'aria-valuemax': 100, class: 'progress' },
+    { role: 'progressbar', 'aria-label': 'Progress', 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuenow': 0, class: 'progress' },
     bar,
   );
   const status = h('p', { class: 'status', 'aria-live': 'polite' });
