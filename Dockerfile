@@ -35,6 +35,7 @@ COPY services/gateway/package.json services/gateway/
 COPY services/qr-worker/package.json services/qr-worker/
 COPY services/verify-worker/package.json services/verify-worker/
 COPY clients/verify-list/package.json clients/verify-list/
+COPY clients/console/package.json clients/console/
 RUN npm ci --omit=dev --no-audit --no-fund -w services/gateway -w services/qr-worker -w services/verify-worker \
   && npm cache clean --force
 COPY --from=build /app/libs/shared/contracts/dist libs/shared/contracts/dist
@@ -47,6 +48,8 @@ COPY --from=build /app/libs/shared/webhooks/dist libs/shared/webhooks/dist
 COPY --from=build /app/services/gateway/dist services/gateway/dist
 COPY --from=build /app/services/qr-worker/dist services/qr-worker/dist
 COPY --from=build /app/services/verify-worker/dist services/verify-worker/dist
+# The web console's static files, served by the gateway at /app.
+COPY --from=build /app/clients/console/dist clients/console/dist
 USER node
 EXPOSE 3000 9100
 # The gateway answers /healthz on PORT, workers on WORKER_METRICS_PORT: try one, then the other.

@@ -23,5 +23,6 @@ export const sharedTest = {
  * The suites that need more than Node and a Redis, each run by its own npm script and by .ci/run,
  * and failing (never skipping) when what they need is missing:
  * - `test/ops`: Prometheus, promtool, the Redis exporter and kubectl (`npm run test:ops`).
+ * - `test/browser`: Debian's Chromium at /usr/bin/chromium, driven by playwright-core (`npm run test:browser`).
  */
-export const SUITES = { ops: 'test/ops/**/*.test.ts' } as const;
+export const SUITES = { ops: 'test/ops/**/*.test.ts', browser: 'test/browser/**/*.test.ts' } as const;

@@ -6,9 +6,13 @@
 import { loadConfig } from '@svc/config';
 import { createLogger } from '@svc/telemetry';
 import { serve } from '@svc/gateway';
+import { ensureConsoleBuilt } from './console-build.ts';
 import { buildEmbedded } from './embedded.ts';
 
 const config = loadConfig();
+// The web console at /app is static files: built here when a clone has none or its sources changed.
+// The built start (scripts/dist/start.js, production) serves what `npm run build` made and has no Vite.
+if (import.meta.url.endsWith('.ts')) await ensureConsoleBuilt();
 if (config.mode === 'distributed') {
   // Loaded only here: embedded mode never loads BullMQ or the Redis client (about 165 ms of start-up).
   const { startDistributedGateway } = await import('@svc/gateway/distributed');

@@ -12,6 +12,7 @@ import { BODY_LIMIT_BYTES } from './errors/api-errors.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { createJobRunner } from './operation.ts';
 import authPlugin from './plugins/auth.ts';
+import consoleRoutes from './plugins/console.ts';
 import bodyTimeoutPlugin, { LIST_UPLOAD_TIMEOUT_MS } from './plugins/body-timeout.ts';
 import errorsPlugin from './plugins/errors.ts';
 import meteringPlugin from './plugins/metering.ts';
@@ -127,6 +128,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
   await app.register(listRoutes, { lists });
   await app.register(mcpRoutes, { runner, lists, ...(deps.toolCallRelay === undefined ? {} : { relay: deps.toolCallRelay }) });
   await app.register(usageRoutes, { meter: deps.meter, freeAllowances: config.freeAllowances });
+  await app.register(consoleRoutes, {});
 
   return { app, drain: () => void (accepting = false) };
 }

@@ -1,0 +1,94 @@
+/** The API's answers the console reads, checked field by field (docs/api.md has the shapes). */
+import { isRecord } from './api.ts';
+
+export interface ListObject {
+  id: string;
+  name: string | null;
+  status: string;
+  count: number;
+  distinct: number;
+  processed: number;
+  summary: { deliverable: number; risky: number; undeliverable: number };
+  costUsd: string;
+  createdAt: string;
+  error?: string;
+  /** For a CSV upload: the column the service read and the file's encoding, as the list object reports them. */
+  column?: { index: number; header: string };
+  encoding?: string;
+}
+
+export interface UsageRow {
+  operation: string;
+  calls: number;
+  billableCalls: number;
+  freeRemaining: number;
+  costUsd: string;
+}
+
+export const ENDED = new Set(['completed', 'cancelled', 'failed']);
+
+class Shape extends Error {
+  constructor(what: string) {
+    super(`The service answered something unexpected (${what}).`);
+  }
+}
+
+const record = (value: unknown, what: string): Record<string, unknown> => {
+  if (!isRecord(value)) throw new Shape(what);
+  return value;
+};
+const text = (value: unknown, what: string): string => {
+  if (typeof value !== 'string') throw new Shape(what);
+  return value;
+};
+const count = (value: unknown, what: string): number => {
+  if (typeof value !== 'number') throw new Shape(what);
+  return value;
+};
+
+export function readList(value: unknown): ListObject {
+  const list = record(value, 'list');
+  const summary = record(list.summary, 'summary');
+  return {
+    id: text(list.id, 'id'),
+    name: list.name === null ? null : text(list.name, 'name'),
+    status: text(list.status, 'status'),
+    count: count(list.count, 'count'),
+    distinct: count(list.distinct, 'distinct'),
+    processed: count(list.processed, 'processed'),
+    summary: {
+      deliverable: count(summary.deliverable, 'deliverable'),
+      risky: count(summary.risky, 'risky'),
+      undeliverable: count(summary.undeliverable, 'undeliverable'),
+    },
+    costUsd: text(list.costUsd, 'costUsd'),
+    createdAt: text(list.createdAt, 'createdAt'),
+    ...(typeof list.error === 'string' ? { error: list.error } : {}),
+    ...(isRecord(list.column) && typeof list.column.header === 'string'
+      ? { column: { index: count(list.column.index, 'column.index'), header: list.column.header } }
+      : {}),
+    ...(typeof list.encoding === 'string' ? { encoding: list.encoding } : {}),
+  };
+}
+
+export function readListPage(value: unknown): ListObject[] {
+  const page = record(value, 'page');
+  if (!Array.isArray(page.lists)) throw new Shape('lists');
+  return page.lists.map(readList);
+}
+
+export function readUsage(value: unknown): { period: string; rows: UsageRow[]; totalCostUsd: string } {
+  const usage = record(value, 'usage');
+  const operations = record(usage.operations, 'operations');
+  const rows = Object.entries(operations).map(([operation, raw]) => {
+    const row = record(raw, operation);
+    return {
+      operation,
+      calls: count(row.calls, 'calls'),
+      billableCalls: count(row.billableCalls, 'billableCalls'),
+      freeRemaining: count(row.freeRemaining, 'freeRemaining'),
+      costUsd: text(row.costUsd, 'costUsd'),
+    };
+  });
+  return { period: text(usage.period, 'period'), rows, totalCostUsd: text(usage.totalCostUsd, 'totalCostUsd') };
+}

@@ -1,0 +1,137 @@
+/**
+ * The console's lists, as a person cleaning a CRM export uses them in Chromium: sign in, choose
+ * the file, see the column the console found and the price before anything is billed, verify,
+ * watch the progress to the end, read the chart and the counts, download each file and find in
+ * it exactly what the API returns; then the history, where a running list is cancelled.
+ */
+import { readFile } from 'node:fs/promises';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axe, screenshots, serious } from './browser.ts';
+import { crmExport, HOSTILE, knownUsers } from './exports.ts';
+import { listObject, listPage, sleep, startConsoleRig, type ConsoleRig } from './setup.ts';
+
+const DISTINCT = 240;
+const file = crmExport(DISTINCT);
+const LIST_NAME = '<b>Q4</b> "leads" <script>alert("name")</script>';
+
+let rig: ConsoleRig;
+beforeAll(async () => {
+  rig = await startConsoleRig(knownUsers(DISTINCT), { shop: '127.0.0.93', catch: '127.0.0.94', slow: '127.0.0.95' });
+  await rig.signIn();
+}, 120_000);
+afterAll(async () => {
+  await rig?.close();
+});
+
+const records = (csv: string): string[][] => parse(csv, { bom: true, relax_column_count: true });
+
+async function download(label: string): Promise<string> {
+  const [saved] = await Promise.all([rig.page.waitForEvent('download'), rig.page.getByRole('link', { name: label, exact: true }).click()]);
+  return readFile(await saved.path(), 'utf8');
+}
+
+describe('the console: lists', () => {
+  it('reads a CRM export: the address column found by its header, the rows as text, the price before anything is billed', async () => {
+    const { page, api } = rig;
+    await page.getByLabel('CSV file').setInputFiles({ name: 'crm-export.csv', mimeType: 'text/csv', buffer: Buffer.from(file.text) });
+    const column = page.getByLabel('Address column');
+    await column.waitFor();
+    expect(await column.locator('option:checked').textContent()).toBe('Work Email');
+    await page.getByText('Detected address column: Work Email (by its header); read as UTF-8.').waitFor();
+    for (const cell of HOSTILE) await page.getByRole('cell', { name: cell, exact: true }).first().waitFor();
+    expect(await page.locator('main img, main b, main script').count(), 'no cell became markup').toBe(0);
+    await page.getByText(`${DISTINCT + 1} addresses, ${DISTINCT} distinct. Price: $0.45`).waitFor();
+
+    // By keyboard: the arrow keys move the choice to the next column (Phone), and back.
+    await column.focus();
+    await page.keyboard.press('ArrowDown');
+    await page.getByText('This column holds no addresses').waitFor();
+    expect(await column.locator('option:checked').textContent()).toBe('Phone');
+    expect(await page.getByRole('button', { name: 'Verify list' }).isDisabled()).toBe(true);
+    await page.keyboard.press('ArrowUp');
+    expect(await column.locator('option:checked').textContent()).toBe('Work Email');
+    expect(await page.getByRole('button', { name: 'Verify list' }).isEnabled()).toBe(true);
+
+    const lists = await (await api('/v1/email-verify/lists')).json();
+    expect(lists, 'nothing was sent yet').toMatchObject({ lists: [] });
+    expect(serious(await axe(page, 'lists-upload'))).toEqual([]);
+    await screenshots(page, 'lists-upload');
+  });
+
+  it('verifies it: progress to the end, the chart and counts of the API, four downloads equal to its results', async () => {
+    const { page, api } = rig;
+    await page.getByLabel('List name').fill(LIST_NAME);
+    // Tab from the name reaches Verify list; Enter presses it.
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    const bar = page.getByRole('progressbar');
+    await bar.waitFor();
+    const seen: number[] = [];
+    let shot = false;
+    const chart = page.getByRole('img', { name: /^Verdicts/ });
+    for (const deadline = Date.now() + 45_000; (await chart.count()) === 0; await sleep(50)) {
+      expect(Date.now(), `the list ends; progress seen ${seen.join(', ')}`).toBeLessThan(deadline);
+      const now = Number(await bar.getAttribute('aria-valuenow'));
+      if (seen.at(-1) !== now) seen.push(now);
+      if (now > 0 && now < 50 && !shot) shot = await screenshots(page, 'list-progress').then(() => true);
+    }
+    seen.push(Number(await bar.getAttribute('aria-valuenow')));
+    expect(seen[0], 'progress was seen before the end').toBeLessThan(100);
+    expect(seen.at(-1)).toBe(100);
+    expect(
+      [...seen].sort((a, b) => a - b),
+      'progress never goes back',
+    ).toEqual(seen);
+    expect(await page.getByRole('heading', { level: 1 }).textContent(), 'the list name is text').toBe(LIST_NAME);
+    await page.getByText(/^Status: completed\./).waitFor();
+
+    const id = /#\/lists\/(lst_[0-9a-f]+)$/.exec(page.url())?.[1];
+    const list = listObject.parse(await (await api(`/v1/email-verify/lists/${id}`)).json());
+    const { deliverable, risky, undeliverable } = list.summary;
+    expect(await chart.getAttribute('aria-label')).toBe(
+      `Verdicts: ${deliverable} deliverable, ${risky} risky, ${undeliverable} undeliverable`,
+    );
+    const counts = await page.locator('dl.counts').innerText();
+    for (const [verdict, count] of Object.entries(list.summary)) expect(counts).toMatch(new RegExp(`${verdict}\\s+${count}\\b`));
+
+    const apiCsv = await (await api(`/v1/email-verify/lists/${id}/results?format=csv`)).text();
+    const all = await download('Download all');
+    expect(all).toBe(apiCsv);
+    const [header, ...rows] = records(all);
+    expect(header).toEqual([...file.header, 'verdict', 'score', 'reason', 'did_you_mean']);
+    expect(rows.map((row) => row.slice(0, 6))).toEqual(file.rows.map((row) => row.cells));
+    expect(rows.map((row) => row[6])).toEqual(file.rows.map((row) => row.verdict));
+    for (const verdict of ['deliverable', 'risky', 'undeliverable'] as const) {
+      const got = records(await download(`Download ${verdict}`));
+      expect(got, verdict).toEqual([header, ...rows.filter((row) => row[6] === verdict)]);
+    }
+    expect(serious(await axe(page, 'list-results'))).toEqual([]);
+    await screenshots(page, 'list-results');
+  });
+
+  it('lists the key’s lists: reopens one by its name, cancels a running one with Cancel', async () => {
+    const { page, api } = rig;
+    const slow = `email,name\r\n${Array.from({ length: 40 }, (_, i) => `wait${i}@slow.test,Slow ${i}`).join('\r\n')}\r\n`;
+    await page.getByRole('link', { name: 'Lists' }).click();
+    await page.getByLabel('CSV file').setInputFiles({ name: 'slow.csv', mimeType: 'text/csv', buffer: Buffer.from(slow) });
+    await page.getByRole('button', { name: 'Verify list' }).click();
+    await page.getByRole('progressbar').waitFor();
+    await page.getByRole('link', { name: 'Lists' }).click();
+
+    const running = page.getByRole('row', { name: /^slow\b/ });
+    await running.getByRole('button', { name: 'Cancel' }).click();
+    const slowId = listPage.parse(await (await api('/v1/email-verify/lists')).json()).lists[0]?.id;
+    await expect
+      .poll(async () => listObject.parse(await (await api(`/v1/email-verify/lists/${slowId}`)).json()).status, { timeout: 10_000 })
+      .toBe('cancelled');
+    await page.reload();
+    await page.getByRole('row', { name: /^slow\b.*cancelled/ }).waitFor();
+    expect(serious(await axe(page, 'lists-history'))).toEqual([]);
+    await screenshots(page, 'lists-history');
+
+    await page.getByRole('link', { name: LIST_NAME, exact: true }).click();
+    await page.getByRole('img', { name: /^Verdicts/ }).waitFor();
+    expect(rig.problems).toEqual([]);
+  });
+});
