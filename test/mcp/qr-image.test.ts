@@ -103,8 +103,8 @@ describe('qr_wifi: the PNG scans to the escaped payload', () => {
       'WIFI:T:WPA;S:a\\\\b\\;c\\,d\\:e\\"f;P:p\\\\\\;\\,\\:\\"word;H:true;;',
     ],
     [
-      'WPA in colours',
-      { ssid: 'Home', password: 'correct-horse', security: 'wpa', dark: '#1a237e', light: 'fff8e1' },
+      'WPA2, written as WPA, in colours',
+      { ssid: 'Home', password: 'correct-horse', security: 'wpa2', dark: '#1a237e', light: 'fff8e1' },
       'WIFI:T:WPA;S:Home;P:correct-horse;H:false;;',
     ],
     [

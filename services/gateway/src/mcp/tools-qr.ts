@@ -55,7 +55,7 @@ const QR_TOOLS: QrTool[] = [
     title: 'Generate a wifi network-join QR code',
     description:
       'Make a QR code that joins a phone to a wifi network when scanned: give the network name `ssid`, the `password` and `security` ' +
-      '(WPA, WEP or nopass; default WPA) and whether the network is `hidden`; the WIFI: payload is built and escaped for you. ' +
+      '(WPA, WEP or nopass, any case; default WPA; WPA2 is written as WPA) and whether the network is `hidden`; the WIFI: payload is built and escaped for you. ' +
       `${RENDERING} Use this rather than ${OPERATIONS['qr.generate'].tool} for any wifi code.`,
     advertised: wifiToolInputObject,
     parse: wifiToolInputSchema,
