@@ -48,6 +48,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     it('the email-verify server lists both verify tools with schemas, annotations and when to use each', async () => {
       const listed = await verify.client.listTools();
       expect(listed.tools.map((tool) => tool.name).sort()).toEqual([
+        'email-verify_list-cancel',
         'email-verify_list-create',
         'email-verify_list-results',
         'email-verify_list-status',
