@@ -84,7 +84,7 @@ type SwaggerUiPlugin = NonNullable<NonNullable<FastifySwaggerUiOptions['uiConfig
  */
 const browserCode = (source: string): SwaggerUiPlugin => Object.assign(() => ({}), { toString: () => source });
 
-export const DOCS_PAGE_OPTIONS = {
+export const DOCS_PAGE_OPTIONS: FastifySwaggerUiOptions = {
   theme: {
     title: `${PRODUCT_NAME}: interactive docs`,
     css: [{ filename: 'product.css', content: CSS }],
@@ -96,4 +96,4 @@ export const DOCS_PAGE_OPTIONS = {
     plugins: [browserCode('SwaggerUIBundle.plugins.DownloadUrl'), browserCode(SVG_AS_IMAGE_PLUGIN)],
     displayRequestDuration: true,
   },
-} satisfies FastifySwaggerUiOptions;
+};
