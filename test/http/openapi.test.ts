@@ -111,6 +111,8 @@ describe('OpenAPI and docs', () => {
     expect(parameter('/v1/qr/qr', 'data')).toMatchObject({ required: true, schema: { type: 'string', minLength: 1, maxLength: 800 } });
     expect(parameter('/v1/qr/wifi', 'hidden').schema).toMatchObject({ type: 'boolean', default: false });
     expect(parameter('/v1/qr/wifi', 'security').schema).toMatchObject({ enum: ['WPA', 'WEP', 'nopass'], default: 'WPA' });
+    // The enum gives the spellings written; the description says what else is read.
+    expect(JSON.stringify(parameter('/v1/qr/wifi', 'security'))).toContain('WPA2 is accepted and written as WPA');
     expect(parameter('/v1/email-verify/verify', 'email').required).toBe(true);
     const emails = operation('/v1/email-verify/verify/batch', 'post').requestBody!.content['application/json']!.schema.properties.emails!;
     expect(emails).toMatchObject({ minItems: 1, maxItems: 100 });

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scanSvg } from '@svc/testkit';
 import { call, startServer, type TestServer } from '../support/servers.ts';
 import { connect, toolError, type Connected } from '../mcp/mcp-client.ts';
+import { COLOUR_PAIR_SCALE, colourPair } from '../support/qr-cases.ts';
 
 const DATA = 'https://example.com/readable';
 
@@ -69,16 +70,9 @@ describe('accepted pairs scan', () => {
 
   it('any pair: refused on a colour parameter, or rendered and scanned (property)', async () => {
     const tally = { accepted: 0, refused: 0 };
-    const hex = (min: number, max: number) => fc.integer({ min, max }).map((value) => value.toString(16).padStart(2, '0'));
-    const opaque = (min: number, max: number) => fc.tuple(hex(min, max), hex(min, max), hex(min, max)).map((parts) => parts.join(''));
-    // Half the pairs are drawn dark-on-light, so that many are accepted and must scan.
-    const pair = fc.oneof(
-      fc.tuple(fc.tuple(opaque(0, 255), hex(0, 255)), fc.tuple(opaque(0, 255), hex(0, 255))).map(([d, l]) => [d.join(''), l.join('')]),
-      fc.tuple(opaque(0, 110), opaque(150, 255)),
-    );
     await fc.assert(
-      fc.asyncProperty(pair, async ([dark, light]) => {
-        const response = await generate(dark, light, 5);
+      fc.asyncProperty(colourPair, async ([dark, light]) => {
+        const response = await generate(dark, light, COLOUR_PAIR_SCALE);
         if (response.status === 200) {
           tally.accepted += 1;
           expect(scanSvg(response.text), `dark=${dark} light=${light}`).toBe(DATA);

@@ -91,4 +91,23 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     });
     expect((await get('/v1/qr/wifi?ssid=x&security=nopass')).status).toBe(200);
   });
+
+  it.each(['WPA2', 'wpa2', 'Wpa2'])(
+    'security=%s is accepted and written WPA, what readers use for every WPA generation',
+    async (security) => {
+      const response = await get(`/v1/qr/wifi?ssid=Home&password=correct-horse&security=${security}`);
+      expect(response.status).toBe(200);
+      expect(scanSvg(response.text)).toBe('WIFI:T:WPA;S:Home;P:correct-horse;H:false;;');
+    },
+  );
+
+  it('an unknown security type is refused with the accepted ones, WPA2 among them', async () => {
+    const response = await get('/v1/qr/wifi?ssid=Home&password=correct-horse&security=WPA4');
+    expect(response.status).toBe(400);
+    expect(response.json()).toEqual({
+      error: 'invalid_parameter',
+      message: '`security` must be WPA (WPA2 is accepted as WPA), WEP or nopass.',
+      details: { param: 'security' },
+    });
+  });
 });

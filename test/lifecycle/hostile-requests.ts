@@ -12,6 +12,8 @@ export interface HostileRequest {
   target: string;
   headers: Array<[string, string]>;
   body: string | undefined;
+  /** Leave out the Host header (an HTTP/1.1 request must carry one: 400 in the contract's format). */
+  withoutHost?: boolean;
 }
 
 export const ROUTES = [
@@ -251,6 +253,7 @@ function anyRequest(key: string): fc.Arbitrary<HostileRequest> {
       requestId: fc.option(mixedHeaderValue, { nil: undefined, freq: 3 }),
       extra,
       body: fc.option(body, { nil: undefined, freq: 3 }),
+      withoutHost: fc.integer({ min: 0, max: 9 }).map((draw) => draw === 0),
     })
     .map((parts): HostileRequest => ({
       method: parts.method,
@@ -263,6 +266,7 @@ function anyRequest(key: string): fc.Arbitrary<HostileRequest> {
         ...parts.extra,
       ],
       body: parts.body,
+      withoutHost: parts.withoutHost,
     }));
 }
 
@@ -270,12 +274,12 @@ function anyRequest(key: string): fc.Arbitrary<HostileRequest> {
 export const hostileRequest = (key: string): fc.Arbitrary<HostileRequest> =>
   fc.oneof({ weight: 2, arbitrary: aimedRequest(key) }, { weight: 1, arbitrary: anyRequest(key) });
 
-/** The request as bytes on the wire: Host, the headers, Content-Length for a body, Connection: close. */
+/** The request as bytes on the wire: Host (unless left out), the headers, Content-Length for a body, Connection: close. */
 export function serialise(request: HostileRequest): Buffer {
   const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8');
   const lines = [
     `${request.method} ${request.target} HTTP/1.1`,
-    'Host: fuzz',
+    ...(request.withoutHost === true ? [] : ['Host: fuzz']),
     ...request.headers.map(([name, value]) => `${name}: ${value}`),
     ...(body === undefined ? [] : [`Content-Length: ${body.length}`]),
     'Connection: close',

@@ -8,6 +8,7 @@ import { Resvg } from '@resvg/resvg-js';
 import jsQRModule from 'jsqr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { qrJobHandler } from '@svc/qr-worker';
+import { scanPng } from '@svc/testkit';
 import { call, startServer, type Mode, type TestServer, postBatch } from '../support/servers.ts';
 import { connect, toolError, type Connected } from './mcp-client.ts';
 
@@ -47,6 +48,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     it('the email-verify server lists both verify tools with schemas, annotations and when to use each', async () => {
       const listed = await verify.client.listTools();
       expect(listed.tools.map((tool) => tool.name).sort()).toEqual([
+        'email-verify_list-cancel',
         'email-verify_list-create',
         'email-verify_list-results',
         'email-verify_list-status',
@@ -77,7 +79,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
       expect(single.description).toContain('email-verify_verify-batch');
     });
 
-    it('the qr server lists qr_generate and qr_wifi: JSON-typed arguments, SVG output, closed world', async () => {
+    it('the qr server lists qr_generate and qr_wifi: JSON-typed arguments and colours, PNG and SVG output, closed world', async () => {
       const { tools } = await qr.client.listTools();
       expect(tools.map((tool) => tool.name).sort()).toEqual(['qr_generate', 'qr_wifi']);
       for (const tool of tools) {
@@ -99,6 +101,13 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
       expect((wifi.inputSchema as JsonSchema).properties?.hidden?.type).toBe('boolean');
       expect((wifi.inputSchema as JsonSchema).required).toContain('ssid');
       expect(wifi.description).toMatch(/wi-?fi/i);
+      // Colours are JSON strings: a `%23` an agent copies into JSON is an invalid colour.
+      for (const tool of tools) {
+        const text = JSON.stringify(tool);
+        expect(text).not.toContain('%23');
+        expect(tool.description).toContain('"#336699"');
+        expect(tool.description).toMatch(/PNG/);
+      }
     });
   });
 
@@ -113,8 +122,13 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
       expect(structured.size).toBe(17 + 4 * structured.version);
       expect(structured.margin).toBe(2);
       expect(structured.svg).toContain(`width="${(structured.size + 2 * 2) * 4}"`);
-      expect(result.content).toContainEqual({ type: 'text', text: structured.svg });
+      // A picture first (what chat clients show), then the markup.
+      expect(result.content.map((block) => block.type)).toEqual(['image', 'text']);
+      expect(result.content[0]).toMatchObject({ type: 'image', mimeType: 'image/png' });
+      expect(result.content[1]).toEqual({ type: 'text', text: structured.svg });
       expect(scanSvg(structured.svg)).toBe(data);
+      const image = result.content[0];
+      if (image?.type === 'image') expect(scanPng(Buffer.from(image.data, 'base64'))).toBe(data);
       expect(result._meta).toEqual({ costUsd: '0', freeRemaining: expect.any(Number) });
     });
 

@@ -1,7 +1,7 @@
 export { findRedis, NO_REDIS_MESSAGE, type FoundRedis } from './find-redis.ts';
 export { testRedisUrl, uniquePrefix, dropPrefix } from './redis.ts';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
-export { scanSvg, scanModules } from './qr-scan.ts';
+export { decodePng, scanPng, scanSvg, scanModules } from './qr-scan.ts';
 export { waitUntil } from './wait.ts';
 export { startDnsServer, type RigDnsServer, type Zone, type ZoneEntry } from './mail/dns-server.ts';
 export * from './mail/smtp-server.ts';

@@ -1,9 +1,11 @@
 /**
- * A standard decoder for what we render: the SVG rasterised by resvg and read by jsQR, or a
- * module matrix painted into pixels. Tests assert that codes scan back to exactly their data.
+ * A standard decoder for what we render: the SVG rasterised by resvg, the PNG decoded by pngjs,
+ * or a module matrix painted into pixels, each read by jsQR. Tests assert that codes scan back to
+ * exactly their data.
  */
 import { Resvg } from '@resvg/resvg-js';
 import jsqrModule from 'jsqr';
+import { PNG } from 'pngjs';
 
 type Decode = (data: Uint8ClampedArray, width: number, height: number) => { data: string; binaryData: number[] } | null;
 // jsqr is CommonJS with a `default` export: under NodeNext the default import is its namespace.
@@ -30,6 +32,34 @@ export function scanSvg(svg: string, options: { borderModules?: number } = {}): 
     pixels.set(image.pixels.subarray(y * image.width * 4, (y + 1) * image.width * 4), ((y + border) * width + border) * 4);
   }
   return decode(pixels, width, width)?.text;
+}
+
+/** A PNG decoded to RGBA pixels as its bytes say, alpha included. */
+export function decodePng(png: Buffer): { width: number; height: number; pixels: Uint8Array } {
+  const image = PNG.sync.read(png);
+  return { width: image.width, height: image.height, pixels: new Uint8Array(image.data) };
+}
+
+/**
+ * Reads a PNG as a viewer shows it: composited over a white page (jsQR reads red, green and blue
+ * only, so a transparent pixel would otherwise count as whatever its colour channels hold), with
+ * a white border of `borderModules` modules of `scale` pixels for a code drawn without margin.
+ */
+export function scanPng(png: Buffer, options: { borderModules?: number; scale?: number } = {}): string | undefined {
+  const image = decodePng(png);
+  const border = (options.borderModules ?? 0) * (options.scale ?? 1);
+  const width = image.width + 2 * border;
+  const height = image.height + 2 * border;
+  const pixels = new Uint8ClampedArray(width * height * 4).fill(255);
+  for (let y = 0; y < image.height; y += 1) {
+    for (let x = 0; x < image.width; x += 1) {
+      const from = (y * image.width + x) * 4;
+      const to = ((y + border) * width + x + border) * 4;
+      const alpha = image.pixels[from + 3]! / 255;
+      for (let channel = 0; channel < 3; channel += 1) pixels[to + channel] = image.pixels[from + channel]! * alpha + 255 * (1 - alpha);
+    }
+  }
+  return decode(pixels, width, height)?.text;
 }
 
 /**

@@ -60,7 +60,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
       const sent = request.headers['x-request-id'];
       return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
     },
-    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000 },
+    // Node answers an HTTP/1.1 request without Host with a bare 400 of its own (no body, no
+    // request id); the errors plugin refuses it in the contract's format instead.
+    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000, requireHostHeader: false },
     requestTimeout: REQUEST_TIMEOUT_MS,
     connectionTimeout: 0,
     return503OnClosing: true,

@@ -1,13 +1,13 @@
 /**
  * Examples of the OpenAPI document: real answers of the service (the QR ones were rendered by
- * it for `data=hello`), which Redocly's linter checks against their schemas.
+ * it for `data=hello`), which Redocly's linter checks against their schemas and
+ * test/docs/examples.test.ts against the answers of a running gateway (keys, nulls, codes,
+ * messages): a check that was not made is `null` here as in the answers.
  */
 import type { ErrorBody } from '@svc/contracts';
 import { encodeCursor } from '@svc/lists';
 
 export const BATCH_REQUEST_EXAMPLE = { emails: ['ann@example.com', 'bob@gmial.com', 'not-an-address'] };
-
-const checks = { disposable: false, role: false, free: false };
 
 export const BATCH_RESPONSE_EXAMPLE = {
   count: 3,
@@ -23,7 +23,9 @@ export const BATCH_RESPONSE_EXAMPLE = {
         mx: ['mx1.example.com', 'mx2.example.com'],
         smtp: 'accepted',
         catchAll: false,
-        ...checks,
+        disposable: false,
+        role: false,
+        free: false,
       },
     },
     {
@@ -31,7 +33,8 @@ export const BATCH_RESPONSE_EXAMPLE = {
       score: 0,
       verdict: 'undeliverable',
       reason: 'invalid_domain',
-      checks: { syntax: true, domainExists: false, mx: [], smtp: 'unknown', catchAll: null, ...checks },
+      // No mail server to ask: smtp is null. gmial.com is on the disposable-domain list (a typo trap).
+      checks: { syntax: true, domainExists: false, mx: [], smtp: null, catchAll: null, disposable: true, role: false, free: false },
       didYouMean: 'bob@gmail.com',
     },
     {
@@ -39,7 +42,8 @@ export const BATCH_RESPONSE_EXAMPLE = {
       score: 0,
       verdict: 'undeliverable',
       reason: 'invalid_syntax',
-      checks: { syntax: false, domainExists: null, mx: [], smtp: 'unknown', catchAll: null, ...checks },
+      // Bad syntax: nothing else was checked.
+      checks: { syntax: false, domainExists: null, mx: null, smtp: null, catchAll: null, disposable: null, role: null, free: null },
     },
   ],
   summary: { deliverable: 1, risky: 0, undeliverable: 2 },
@@ -129,7 +133,7 @@ export const USAGE_EXAMPLE = {
 export type ErrorExamples = Record<string, ErrorBody>;
 
 export const QR_PARAMETER_ERRORS: ErrorExamples = {
-  invalid_parameter: { error: 'invalid_parameter', message: '`scale` must be from 1 to 40', details: { param: 'scale' } },
+  invalid_parameter: { error: 'invalid_parameter', message: '`scale` must be from 1 to 40.', details: { param: 'scale' } },
   content_too_long: {
     error: 'content_too_long',
     message: '`data` does not fit a version 10 QR code at level M (about 213 bytes of text, 800 characters at most).',
@@ -140,7 +144,7 @@ export const QR_PARAMETER_ERRORS: ErrorExamples = {
 export const WIFI_PARAMETER_ERRORS: ErrorExamples = {
   invalid_parameter: {
     error: 'invalid_parameter',
-    message: '`password` a password is required with security=WPA',
+    message: '`password` is required with security=WPA.',
     details: { param: 'password' },
   },
   content_too_long: QR_PARAMETER_ERRORS.content_too_long!,
@@ -165,17 +169,20 @@ export const SINGLE_QUERY_ERRORS: ErrorExamples = {
 
 export const ERROR_EXAMPLES = {
   unauthorized: { error: 'unauthorized', message: 'This API key is not valid.' },
-  method_not_allowed: { error: 'method_not_allowed', message: 'POST is not allowed on /v1/qr/qr.' },
+  method_not_allowed: { error: 'method_not_allowed', message: 'POST is not allowed on /v1/qr/qr; use GET.' },
   payload_too_large: { error: 'payload_too_large', message: 'The request body is larger than 64 KiB.' },
   unsupported_media_type: { error: 'unsupported_media_type', message: 'Send the body as application/json.' },
   rate_limited: { error: 'rate_limited', message: 'Rate limit of 300 calls per 60 s exceeded; retry in 42 s.' },
-  headers_too_large: { error: 'headers_too_large', message: 'The request line and headers exceed 16 KiB.' },
+  headers_too_large: {
+    error: 'headers_too_large',
+    message: 'The request line and headers exceed 16 KiB; send long content in a POST body where the operation takes one.',
+  },
   internal_error: {
     error: 'internal_error',
-    message: 'Something went wrong on our side; quote request id 7d0b6c1e-4c1f-4d2a-9f0e-2b1f0c9a7e55 when reporting it.',
+    message: 'The job failed; quote request id 7d0b6c1e-4c1f-4d2a-9f0e-2b1f0c9a7e55 when reporting it.',
     details: { requestId: '7d0b6c1e-4c1f-4d2a-9f0e-2b1f0c9a7e55' },
   },
-  service_unavailable: { error: 'service_unavailable', message: 'The job backend cannot take this job right now; try again shortly.' },
+  service_unavailable: { error: 'service_unavailable', message: 'The service cannot take this job right now.' },
   timeout: { error: 'timeout', message: 'The job did not finish within the request deadline.' },
 } satisfies ErrorExamples;
 
@@ -256,7 +263,7 @@ export const LIST_CREATE_ERRORS: ErrorExamples = {
   too_many_emails: { error: 'too_many_emails', message: 'A list may contain at most 100000 addresses.', details: { max: 100000 } },
   invalid_parameter: {
     error: 'invalid_parameter',
-    message: 'callbackUrl must be an https:// URL on a public host.',
+    message: 'callbackUrl must use https://.',
     details: { param: 'callbackUrl' },
   },
   unknown_column: {

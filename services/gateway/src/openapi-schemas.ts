@@ -46,7 +46,9 @@ export const qrMatrixSchema = z
 
 export const svgSchema = z
   .string()
-  .describe('The QR code as an SVG image: width and height `(size + 2 × margin) × scale` pixels, a viewBox in modules.');
+  .describe('The QR code as an SVG image: width and height `(size + 2 × margin) × scale` pixels, a viewBox in modules.')
+  // The document's root element: without a name Swagger UI cannot show an example of an XML media type.
+  .meta({ xml: { name: 'svg' } });
 
 const money = z
   .string()

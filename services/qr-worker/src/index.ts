@@ -6,6 +6,7 @@ export { renderQr } from './render.ts';
 export { encode, type ModuleMatrix } from './encode.ts';
 export { encodeText, type QrSymbol } from './encoder/index.ts';
 export { renderSvg } from './svg.ts';
+export { renderPng } from './png.ts';
 export { matrixBody } from './matrix.ts';
 
 export const qrJobHandler = registerHandler(QR_JOB, (payload) => renderQr(payload));

@@ -1,6 +1,7 @@
 import { MAX_DATA_CODE_POINTS, type QrJobPayload, type QrJobResult } from '@svc/contracts';
 import { encode, MAX_VERSION } from './encode.ts';
 import { matrixBody } from './matrix.ts';
+import { renderPng } from './png.ts';
 import { renderSvg } from './svg.ts';
 
 export const SVG_CONTENT_TYPE = 'image/svg+xml; charset=utf-8';
@@ -21,7 +22,8 @@ export function renderQr(payload: QrJobPayload): QrJobResult {
   }
   const { matrix } = encoded;
   const common = { ok: true as const, version: matrix.version, size: matrix.size, margin: payload.margin, format: payload.format };
-  return payload.format === 'json'
-    ? { ...common, contentType: JSON_CONTENT_TYPE, body: JSON.stringify(matrixBody(matrix, payload.margin)) }
-    : { ...common, contentType: SVG_CONTENT_TYPE, body: renderSvg(matrix, payload) };
+  if (payload.format === 'json')
+    return { ...common, contentType: JSON_CONTENT_TYPE, body: JSON.stringify(matrixBody(matrix, payload.margin)) };
+  const svg = { ...common, contentType: SVG_CONTENT_TYPE, body: renderSvg(matrix, payload) };
+  return payload.png === true ? { ...svg, png: renderPng(matrix, payload).toString('base64') } : svg;
 }

@@ -35,6 +35,7 @@ export interface ToolOutput {
 }
 
 export const textContent = (text: string): ContentBlock => ({ type: 'text', text });
+export const imageContent = (base64: string, mimeType: string): ContentBlock => ({ type: 'image', data: base64, mimeType });
 
 export function errorResult(error: ApiError): CallToolResult {
   return { isError: true, content: [textContent(JSON.stringify(error.toBody()))] };

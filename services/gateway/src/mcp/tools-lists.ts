@@ -1,6 +1,6 @@
 /**
  * The list tools of the email-verify tool server: create a list, follow its status, read its
- * results a page at a time (a tool answer cannot stream). Arguments are validated and errors
+ * results a page at a time (a tool answer cannot stream), cancel it. Arguments are validated and errors
  * mapped by the REST routes' own code; bodies are the REST bodies.
  */
 import { Readable } from 'node:stream';
@@ -175,6 +175,31 @@ export function registerListTools(server: McpServer, context: ToolContext): void
           results,
           nextCursor: next,
         };
+      }),
+  );
+
+  registerCancelTool(server, context);
+}
+
+/** `DELETE /v1/email-verify/lists/{id}` as a tool: the same service call, so the same semantics. */
+function registerCancelTool(server: McpServer, context: ToolContext): void {
+  const title = 'Cancel a list verification';
+  server.registerTool(
+    'email-verify_list-cancel',
+    {
+      title,
+      description:
+        'Stop a list started with email-verify_list-create: entries not yet probed are never probed nor billed (what was ' +
+        'processed stays billed and its results stay readable), and a `callbackUrl` receives the list with event list.cancelled. ' +
+        'Returns the list object, now `cancelled`; a list that already ended is returned as it is, so calling again is harmless. Free.',
+      inputSchema: advertisedInput(statusInput),
+      outputSchema: listObjectSchema,
+      annotations: { title, readOnlyHint: false, destructiveHint: true, idempotentHint: true, ...ANNOTATIONS },
+    },
+    (args) =>
+      answer(context, async () => {
+        const { id } = parseArguments(statusInput, args, argumentError);
+        return context.lists.cancel(context.key.id, id);
       }),
   );
 }

@@ -2,7 +2,8 @@
  * Every error leaves in the contract's shape `{ error, message, details? }`, fastify's own
  * included (404, 405, 413, 415, malformed or empty JSON): no default error body leaks, and a bug
  * answers `internal_error` with the request id while the stack goes to the log only. A path that
- * exists under other methods answers 405 before its body is read, whatever that body is.
+ * exists under other methods answers 405 before its body is read, whatever that body is, and an
+ * HTTP/1.1 request without Host is 400 before anything else looks at it.
  */
 import { ApiError } from '@svc/contracts';
 import { CallerGoneError } from '@svc/jobs';
@@ -16,6 +17,8 @@ function hasNoBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];
   return request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
 }
+
+const MISSING_HOST = () => new ApiError('invalid_request', 'The request has no Host header, which HTTP/1.1 requires; send one.');
 
 function errorsPlugin(app: FastifyInstance, _options: unknown, done: (error?: Error) => void): void {
   // Every route's methods and path pattern (`:id` matches one segment), to tell a wrong method
@@ -49,6 +52,11 @@ function errorsPlugin(app: FastifyInstance, _options: unknown, done: (error?: Er
 
   // Before the body is parsed: a wrong method is 405 even with a body fastify would refuse.
   app.addHook('onRequest', (request, reply, next) => {
+    // RFC 9112 §3.2: an HTTP/1.1 request without Host is refused (Node's own check is off, app.ts).
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      void sendError(reply, MISSING_HOST());
+      return;
+    }
     if (!request.is404) return next();
     const path = request.url.split('?')[0] ?? '/';
     const allowed = allowedMethods(path);

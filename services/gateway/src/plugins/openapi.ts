@@ -11,6 +11,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
+import { BILLING_NOTE, DOCS_PAGE_OPTIONS, PRODUCT_NAME } from '../docs-page.ts';
 import { NAMED_SCHEMAS, RESPONSE_HEADERS } from '../openapi-schemas.ts';
 
 type JsonSchema = z.core.JSONSchema.BaseSchema;
@@ -31,6 +32,8 @@ const TAGS = [
 
 const INFO_DESCRIPTION = [
   'Batch email-address verification and QR code generation, metered per call.',
+  '',
+  `**${BILLING_NOTE}**`,
   '',
   'Send `Authorization: Bearer <API_KEY>` on every call. Every error is `{ "error": code, "message": text, "details"?: {...} }`.',
   'Every response of a metered route carries `X-Service-Cost` (US dollars); only successful calls cost anything, and each key has',
@@ -167,7 +170,7 @@ async function openapiPlugin(app: FastifyInstance, options: { version: string })
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Email verification and QR code API', version: options.version, description: INFO_DESCRIPTION },
+      info: { title: PRODUCT_NAME, version: options.version, description: INFO_DESCRIPTION },
       servers: [{ url: '/', description: 'The gateway that serves this document' }],
       tags: TAGS,
       components: {
@@ -176,7 +179,9 @@ async function openapiPlugin(app: FastifyInstance, options: { version: string })
             type: 'http',
             scheme: 'bearer',
             bearerFormat: 'sk_ + 32 base62 characters',
-            description: 'The API key, sent as `Authorization: Bearer <API_KEY>` (the scheme name in any case).',
+            description:
+              'Your API key (`sk_` and 32 letters and digits), sent as `Authorization: Bearer <API_KEY>` (the scheme name in any case). ' +
+              `Here, paste the key alone, without \`Bearer\`: this page adds the scheme. ${BILLING_NOTE}`,
           },
         },
       },
@@ -184,7 +189,12 @@ async function openapiPlugin(app: FastifyInstance, options: { version: string })
     transform: ({ route, url }) => documentRoute(route, url),
   });
   // The docs UI shows the same finished document.
-  await app.register(swaggerUi, { routePrefix: '/docs', transformSpecification: openapiDocument, transformSpecificationClone: false });
+  await app.register(swaggerUi, {
+    ...DOCS_PAGE_OPTIONS,
+    routePrefix: '/docs',
+    transformSpecification: openapiDocument,
+    transformSpecificationClone: false,
+  });
   app.get('/openapi.json', { schema: { hide: true } }, openapiDocument);
 }
 

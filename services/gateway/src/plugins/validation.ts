@@ -6,7 +6,7 @@
  * `ZodTypeProvider` (route plugins are `FastifyPluginCallbackZod`); its own validator compiler is
  * not used, because it answers its own error shape instead of the contract's.
  */
-import type { ApiError } from '@svc/contracts';
+import { invalidParameter, type ApiError } from '@svc/contracts';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
 
@@ -19,12 +19,30 @@ export function validated<T extends z.ZodType>(schema: T, toError: IssueMapper):
   return schema;
 }
 
-export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema }) => {
+/**
+ * A query parameter sent more than once (`data=hi&data=ho`) reaches the schema as an array, which
+ * every query schema refuses; the schema's own words would then say "`data` must be text", which
+ * misleads. Looked for only once validation failed, so a valid request pays nothing for it.
+ */
+function repeatedParameter(query: unknown, error: z.ZodError): ApiError | undefined {
+  if (typeof query !== 'object' || query === null) return undefined;
+  for (const issue of error.issues) {
+    const name = issue.path[0];
+    if (typeof name === 'string' && Array.isArray((query as Record<string, unknown>)[name])) {
+      return invalidParameter(name, `\`${name}\` is given more than once; send it once.`);
+    }
+  }
+  return undefined;
+}
+
+export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => {
   const toError = mappers.get(schema);
   if (toError === undefined) throw new Error('route schema registered without an error mapper (use validated())');
+  const isQuery = httpPart === 'querystring';
   return (data: unknown) => {
     const parsed = schema.safeParse(data);
-    return parsed.success ? { value: parsed.data } : { error: toError(parsed.error) };
+    if (parsed.success) return { value: parsed.data };
+    return { error: (isQuery ? repeatedParameter(data, parsed.error) : undefined) ?? toError(parsed.error) };
   };
 };
 

@@ -20,16 +20,25 @@ export function normaliseColour(value: string): string | undefined {
 }
 
 /**
+ * How a `#` is sent: a query string must URL-encode it (`%23`), a JSON value (tool arguments)
+ * carries it as it is; telling an agent to write `%23` in JSON makes it send an invalid colour.
+ */
+const HASH_NOTE = {
+  query: 'with or without a leading # (send # as %23 in the query string)',
+  json: 'as a JSON string with or without a leading # ("#336699" or "336699"; no URL encoding)',
+} as const;
+
+/**
  * A colour parameter: the pattern and the default are part of its JSON Schema (what OpenAPI and
  * the tool servers show); the value is then normalised to `#rrggbbaa`.
  */
-export const colour = (fallback: string, what: string) =>
+export const colour = (fallback: string, what: string, carrier: keyof typeof HASH_NOTE) =>
   z
     .string()
     .regex(HEX_COLOUR, 'must be a hex colour such as 1a2b3c or 1a2b3c80 (RGB, RGBA, RRGGBB or RRGGBBAA)')
     .transform((value) => normaliseColour(value) ?? value)
     .prefault(fallback)
-    .describe(`${what}: hex colour RGB, RGBA, RRGGBB or RRGGBBAA, with or without a leading # (send # as %23). Default ${fallback}.`);
+    .describe(`${what}: hex colour RGB, RGBA, RRGGBB or RRGGBBAA, ${HASH_NOTE[carrier]}. Default ${fallback}.`);
 
 type Rgb = [number, number, number];
 

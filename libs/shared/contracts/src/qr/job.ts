@@ -10,6 +10,11 @@ export interface QrJobPayload {
   /** `#rrggbbaa` */
   dark: string;
   light: string;
+  /**
+   * Also render the code as PNG (the tool servers' `image` block). The worker renders it beside
+   * the SVG, from the matrix it already holds; REST answers never ask for it.
+   */
+  png?: boolean;
 }
 
 export const qrJobPayloadSchema = z.object({
@@ -19,6 +24,7 @@ export const qrJobPayloadSchema = z.object({
   margin: z.number().int().min(0).max(20),
   dark: z.string().regex(/^#[0-9a-f]{8}$/),
   light: z.string().regex(/^#[0-9a-f]{8}$/),
+  png: z.boolean().optional(),
 });
 
 export const qrJobResultSchema = z.discriminatedUnion('ok', [
@@ -30,6 +36,8 @@ export const qrJobResultSchema = z.discriminatedUnion('ok', [
     format: z.enum(['svg', 'json']),
     contentType: z.string(),
     body: z.string(),
+    /** Base64 PNG of the same code, when the payload asked for it. */
+    png: z.string().optional(),
   }),
   z.object({
     ok: z.literal(false),

@@ -54,8 +54,10 @@ export const jsonInt = (min: number, max: number, fallback: number, what: string
 export const SCALE = [1, 40, 8, 'Pixels per module'] as const;
 export const MARGIN = [0, 20, 4, 'Quiet zone in modules (below 4 harms scanning)'] as const;
 
-export const renderFields = {
-  dark: colour('#000000', 'Colour of the dark modules'),
-  light: colour('#ffffff', 'Background colour (alpha 0 for transparent)'),
-};
+const DARK = ['#000000', 'Colour of the dark modules'] as const;
+const LIGHT = ['#ffffff', 'Background colour (alpha 0 for transparent)'] as const;
+
+/** The colours as query parameters (REST) and as JSON arguments (tools): only how `#` is sent differs. */
+export const renderFields = { dark: colour(...DARK, 'query'), light: colour(...LIGHT, 'query') };
+export const jsonRenderFields = { dark: colour(...DARK, 'json'), light: colour(...LIGHT, 'json') };
 export const format = z.enum(['svg', 'json']).default('svg').describe('`svg` (image) or `json` (module matrix).');

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { distinctColours } from './colour.ts';
 import type { QrJobPayload } from './job.ts';
-import { MARGIN, SCALE, data, format, jsonInt, queryBoolean, queryInt, renderFields } from './params.ts';
+import { MARGIN, SCALE, data, format, jsonInt, jsonRenderFields, queryBoolean, queryInt, renderFields } from './params.ts';
 import { password, security, ssid, wifiData, wifiRules } from './wifi.ts';
 
 export const qrQuerySchema = z
@@ -43,12 +43,12 @@ export const wifiQuerySchema = z
     light: value.light,
   }));
 
-/** MCP tool arguments: JSON values, SVG always. */
+/** MCP tool arguments: JSON values, SVG and PNG always. */
 /** The tool arguments' object (what tool servers advertise); `qrToolInputSchema` adds the cross-field rules. */
-export const qrToolInputObject = z.object({ data, scale: jsonInt(...SCALE), margin: jsonInt(...MARGIN), ...renderFields }).strict();
+export const qrToolInputObject = z.object({ data, scale: jsonInt(...SCALE), margin: jsonInt(...MARGIN), ...jsonRenderFields }).strict();
 export const qrToolInputSchema = qrToolInputObject
   .superRefine(distinctColours)
-  .transform((value): QrJobPayload => ({ ...value, format: 'svg' }));
+  .transform((value): QrJobPayload => ({ ...value, format: 'svg', png: true }));
 
 export const wifiToolInputObject = z
   .object({
@@ -58,7 +58,7 @@ export const wifiToolInputObject = z
     hidden: z.boolean().default(false).describe('The network hides its name (default false).'),
     scale: jsonInt(...SCALE),
     margin: jsonInt(...MARGIN),
-    ...renderFields,
+    ...jsonRenderFields,
   })
   .strict();
 export const wifiToolInputSchema = wifiToolInputObject
@@ -69,6 +69,7 @@ export const wifiToolInputSchema = wifiToolInputObject
   .transform((value): QrJobPayload => ({
     data: wifiData(value),
     format: 'svg',
+    png: true,
     scale: value.scale,
     margin: value.margin,
     dark: value.dark,

@@ -47,15 +47,24 @@ export const password = z
   )
   .meta({ maxLength: 64, examples: ['correct-horse'] });
 
-/** Any case is accepted and written in the canonical spelling, so JSON Schema shows the canonical values. */
-const SECURITY_BY_LOWER_CASE = new Map(Object.values(SECURITY).map((name) => [name.toLowerCase(), name]));
+/**
+ * Any case is accepted and written in the canonical spelling, so JSON Schema shows the canonical
+ * values. `WPA2` is `WPA`: the WIFI: payload names one WPA type, which readers use for every WPA
+ * generation, and people naturally type the one their router shows.
+ */
+const SECURITY_BY_LOWER_CASE = new Map<string, Security>([
+  ...Object.values(SECURITY).map((name) => [name.toLowerCase(), name] as const),
+  ['wpa2', 'WPA'],
+]);
 const canonicalSecurity = (value: unknown): unknown =>
   typeof value === 'string' ? (SECURITY_BY_LOWER_CASE.get(value.toLowerCase()) ?? value) : value;
 
 export const security = z
-  .preprocess(canonicalSecurity, z.enum(Object.values(SECURITY), { error: 'must be WPA, WEP or nopass' }))
+  .preprocess(canonicalSecurity, z.enum(Object.values(SECURITY), { error: 'must be WPA (WPA2 is accepted as WPA), WEP or nopass' }))
   .prefault('WPA')
-  .describe('WPA (default), WEP or nopass; case-insensitive.');
+  .describe(
+    'WPA (default), WEP or nopass; case-insensitive. WPA2 is accepted and written as WPA, the type readers use for every WPA generation.',
+  );
 
 export interface WifiFields {
   ssid: string;
