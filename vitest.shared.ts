@@ -23,5 +23,7 @@ export const sharedTest = {
  * The suites that need more than Node and a Redis, each run by its own npm script and by .ci/run,
  * and failing (never skipping) when what they need is missing:
  * - `test/ops`: Prometheus, promtool, the Redis exporter and kubectl (`npm run test:ops`).
+ * - `test/topologies`: `redis-server` and `redis-cli`, to start a Redis Cluster and a Sentinel
+ *   set of their own and fail their primaries (`npm run test:topologies`).
  */
-export const SUITES = { ops: 'test/ops/**/*.test.ts' } as const;
+export const SUITES = { ops: 'test/ops/**/*.test.ts', topologies: 'test/topologies/**/*.test.ts' } as const;
