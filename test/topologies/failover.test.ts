@@ -8,7 +8,7 @@
  * The figures are printed (`[topology]` lines) for the issue's note.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMailRig, startRedisCluster, startRedisSentinel, type MailRig, type RedisServerNode } from '@svc/testkit';
+import { startMailRig, startRedisCluster, startRedisSentinel, waitUntil, type MailRig, type RedisServerNode } from '@svc/testkit';
 import { readyStatus, startTopologyProduct, type TopologyProduct } from './product.ts';
 import { runLoad, type Call } from './load.ts';
 
@@ -16,9 +16,11 @@ const QR_DEADLINE_MS = 10_000;
 
 interface Rig {
   env: Record<string, string>;
-  /** The primary to freeze, and how to tell that its replica took over. */
+  /** The primary to fail now, and how to tell that a replica took over from it. */
   victim(product: TopologyProduct): Promise<RedisServerNode>;
   promoted(victim: RedisServerNode): Promise<boolean>;
+  /** Every primary has a replica in sync: a failover now loses only what replication had not sent. */
+  inSync(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -33,16 +35,27 @@ async function clusterRig(): Promise<Rig> {
       return cluster.primaryFor(tag);
     },
     promoted: (victim) => cluster.promotedFor(tag, victim),
+    inSync: () => cluster.inSync(),
     close: () => cluster.close(),
   };
 }
 
 async function sentinelRig(): Promise<Rig> {
   const rig = await startRedisSentinel({ downAfterMs: 1_000, failoverTimeoutMs: 3_000 });
+  const nodes = [rig.primary, rig.replica];
   return {
     env: rig.env,
-    victim: () => Promise.resolve(rig.primary),
-    promoted: async () => (await rig.masterPort()) === rig.replica.port,
+    victim: async () => {
+      const port = await rig.masterPort();
+      const node = nodes.find((candidate) => candidate.port === port);
+      if (node === undefined) throw new Error(`the sentinels name no known master (${String(port)})`);
+      return node;
+    },
+    promoted: async (victim) => {
+      const port = await rig.masterPort();
+      return port !== undefined && port !== victim.port;
+    },
+    inSync: () => rig.inSync(),
     close: () => rig.close(),
   };
 }
@@ -114,16 +127,21 @@ describe.each([
     expect(p.output()).not.toMatch(/CROSSSLOT|EXECABORT|MOVED/);
   });
 
-  it('a primary frozen under load: bounded waits, recovery within 10 s of the promotion, honest readiness, the meter kept', async () => {
+  /** Fails the current primary (`freeze`: SIGSTOP, thawed at the end; `kill`: SIGKILL) under load and measures. */
+  async function failover(how: 'freeze' | 'kill'): Promise<void> {
     const p = product!;
     const r = rig!;
+    // A second failure only once the first is healed (the old primary rejoined and synced):
+    // failing a primary whose replica holds nothing yet loses everything, whatever the product does.
+    await waitUntil(() => r.inSync(), 30_000, 'every primary to have a replica in sync');
     const victim = await r.victim(p);
     const calls: Call[] = [];
     const load = runLoad(`${p.baseUrl}/v1/qr/qr?data=under-load`, auth(p), 4, calls);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
 
     const frozenAt = Date.now();
-    victim.freeze();
+    if (how === 'freeze') victim.freeze();
+    else await victim.kill();
     let promotedAt: number | undefined;
     let recoveredAt: number | undefined;
     const readiness = new Map(p.processes.map((proc) => [proc.name, { falseWhileDown: false, trueAfter: false }]));
@@ -146,7 +164,7 @@ describe.each([
       // Some load after the recovery, then the old primary comes back (as a replica).
       await new Promise((resolve) => setTimeout(resolve, 2_000));
     } finally {
-      victim.thaw();
+      if (how === 'freeze') victim.thaw();
       await load.stop();
     }
     const outageEnd = recoveredAt ?? Date.now();
@@ -162,12 +180,12 @@ describe.each([
       lines: proc.lines.filter((line) => line.at >= frozenAt && line.at <= outageEnd + 1_000).length,
     }));
     const callsInOutage = calls.filter((call) => call.endedAt >= frozenAt && call.startedAt <= outageEnd).length;
-    // The meter is read once the old primary rejoined (its writes of the frozen time discarded).
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // The meter is read once a frozen primary rejoined (its writes of the frozen time discarded).
+    if (how === 'freeze') await new Promise((resolve) => setTimeout(resolve, 1_500));
     const metered = await qrCallsMetered(p);
     const byStatus = calls.reduce<Record<number, number>>((out, call) => ({ ...out, [call.status]: (out[call.status] ?? 0) + 1 }), {});
     console.log(
-      `[topology] ${name}: promotion ${promotedAt === undefined ? 'never' : `${promotedAt - frozenAt} ms`} after the freeze; ` +
+      `[topology] ${name}, primary ${how === 'freeze' ? 'frozen' : 'killed'}: promotion ${promotedAt === undefined ? 'never' : `${promotedAt - frozenAt} ms`} after the freeze; ` +
         `calls succeed again ${recoveredAt === undefined || promotedAt === undefined ? 'never' : `${recoveredAt - promotedAt} ms`} after it; ` +
         `longest wait while frozen ${longestWhileFrozen} ms (longest overall ${longest} ms); ` +
         `answers ${JSON.stringify(byStatus)}; metered ${metered} of ${qrAnswered} 200s; ` +
@@ -178,8 +196,11 @@ describe.each([
     expect(recoveredAt, `no call succeeded after the promotion\n${p.output()}`).toBeDefined();
     expect(recoveredAt! - promotedAt!).toBeLessThanOrEqual(10_000);
     expect(longest).toBeLessThanOrEqual(QR_DEADLINE_MS + 2_000);
+    // Every call was answered (none cut), and every refusal says when to come back.
+    expect(calls.filter((call) => call.status === 0)).toEqual([]);
+    expect(calls.filter((call) => call.status === 503 && call.retryAfter === null)).toEqual([]);
     for (const [proc, seen] of readiness) {
-      expect(seen.falseWhileDown, `${proc} /readyz was never false while the primary was frozen`).toBe(true);
+      expect(seen.falseWhileDown, `${proc} /readyz was never false while the primary was down`).toBe(true);
       expect(seen.trueAfter, `${proc} /readyz was never true again after the promotion`).toBe(true);
     }
     expect(metered).toBeLessThanOrEqual(qrAnswered);
@@ -187,5 +208,11 @@ describe.each([
     // No flood: at most about one line per failed call (its 503 warning) and a few per error kind.
     for (const { name: proc, lines } of logLines) expect(lines, `${proc} wrote ${lines} lines`).toBeLessThanOrEqual(callsInOutage + 50);
     expect(p.output()).not.toMatch(/CROSSSLOT|EXECABORT/);
-  });
+  }
+
+  it('a primary frozen under load (SIGSTOP): bounded waits, recovery within 10 s of the promotion, honest readiness, the meter kept', () =>
+    failover('freeze'));
+
+  // The frozen primary came back as a replica: now its successor dies outright.
+  it('the new primary killed under load (SIGKILL): the same bounds', () => failover('kill'));
 });

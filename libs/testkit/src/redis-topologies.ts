@@ -24,6 +24,7 @@ export interface RedisServerNode {
   thaw(): void;
   /** SIGKILL: gone at once. */
   kill(): Promise<void>;
+  killed: boolean;
 }
 
 function startServer(port: number, dir: string, args: string[]): RedisServerNode {
@@ -40,15 +41,44 @@ function startServer(port: number, dir: string, args: string[]): RedisServerNode
     dir,
     '--protected-mode',
     'no',
+    // A replica (new, or an old primary rejoining) syncs at once, not after the default 5 s wait
+    // for more replicas: a failover in that window would promote a replica holding nothing.
+    '--repl-diskless-sync-delay',
+    '0',
     ...args,
   ]);
-  return {
+  return serverNode(port, process);
+}
+
+function serverNode(port: number, process: ServiceProcess): RedisServerNode {
+  const node: RedisServerNode = {
     port,
     process,
+    killed: false,
     freeze: () => process.signal('SIGSTOP'),
     thaw: () => process.signal('SIGCONT'),
-    kill: () => process.stop(0),
+    kill: async () => {
+      node.killed = true;
+      await process.stop(0);
+    },
   };
+  return node;
+}
+
+/** How many of `nodes` (those not killed) are replicas whose link to their primary is up. */
+async function replicasInSync(nodes: RedisServerNode[]): Promise<number> {
+  const states = await Promise.all(
+    nodes
+      .filter((node) => !node.killed)
+      .map((node) =>
+        answers(
+          node.port,
+          ['INFO', 'replication'],
+          (reply) => /role:slave/.test(String(reply)) && /master_link_status:up/.test(String(reply)),
+        ),
+      ),
+  );
+  return states.filter(Boolean).length;
 }
 
 /** One short-lived command, for set-up only (the node answers within `timeoutMs` or the call fails). */
@@ -88,6 +118,8 @@ export interface RedisClusterRig {
   primaryFor(tag: string): Promise<RedisServerNode>;
   /** True once the cluster state is ok again and `tag`'s slot is served by a primary other than `old`. */
   promotedFor(tag: string, old: RedisServerNode): Promise<boolean>;
+  /** True while every primary has a replica in sync (set up, or healed after a failover). */
+  inSync(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -137,6 +169,7 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
     if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
     const ok = (port: number) => answers(port, ['CLUSTER', 'INFO'], (reply) => String(reply).includes('cluster_state:ok'));
     for (const node of nodes) await waitUntil(() => ok(node.port), 20_000, `cluster state ok on ${node.port}`);
+    await waitUntil(async () => (await replicasInSync(nodes)) === count / 2, 20_000, 'every replica in sync');
   } catch (error) {
     await close();
     throw error;
@@ -167,6 +200,7 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
       if (port === undefined || port === old.port) return false;
       return answers(port, ['CLUSTER', 'INFO'], (reply) => String(reply).includes('cluster_state:ok'));
     },
+    inSync: async () => (await replicasInSync(nodes)) === count / 2,
     close,
   };
 }
@@ -180,6 +214,8 @@ export interface SentinelRig {
   env: Record<string, string>;
   /** The port the sentinels name as master now. */
   masterPort(): Promise<number | undefined>;
+  /** True while the data node that is not the master replicates from it, in sync. */
+  inSync(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -223,25 +259,10 @@ export async function startRedisSentinel(options: SentinelOptions = {}): Promise
           '',
         ].join('\n'),
       );
-      const process = startBinary('redis-server', [
-        file,
-        '--sentinel',
-        '--port',
-        String(port),
-        '--bind',
-        HOST,
-        '--dir',
-        dir,
-        '--protected-mode',
-        'no',
-      ]);
-      const node: RedisServerNode = {
+      const node = serverNode(
         port,
-        process,
-        freeze: () => process.signal('SIGSTOP'),
-        thaw: () => process.signal('SIGCONT'),
-        kill: () => process.stop(0),
-      };
+        startBinary('redis-server', [file, '--sentinel', '--port', String(port), '--bind', HOST, '--dir', dir, '--protected-mode', 'no']),
+      );
       sentinels.push(node);
       started.push(node);
     }
@@ -271,6 +292,7 @@ export async function startRedisSentinel(options: SentinelOptions = {}): Promise
       master,
       env: { REDIS_SENTINELS: sentinels.map((node) => `${HOST}:${node.port}`).join(','), REDIS_SENTINEL_MASTER: master },
       masterPort,
+      inSync: async () => (await replicasInSync([primary, replica])) === 1,
       close,
     };
   } catch (error) {
