@@ -21,7 +21,7 @@ if (config.redis === undefined) {
 }
 const redis = config.redis;
 const report = rateLimitedLog(logger, 10_000);
-const cacheRedis = createRedis(redis, 'request', 'verify-cache', report);
+const cacheRedis = createRedis(redis, 'background', 'verify-cache', report);
 const limiterUnavailable = new Counter({
   name: 'verify_session_limiter_unavailable_total',
   help: 'Attempts to take an SMTP session slot that could not reach the shared counts in Redis',

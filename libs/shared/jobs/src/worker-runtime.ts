@@ -81,7 +81,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
   }
 
   // Queue depth is read at scrape time, so an idle worker costs Redis nothing between scrapes.
-  const countsClient = createRedis(topology, 'request', 'worker-metrics', report);
+  const countsClient = createRedis(topology, 'background', 'worker-metrics', report);
   const queues = [
     ...options.handlers.map((handler) => handler.kind.name),
     ...(options.extraWorkers ?? []).map((worker) => worker.name),

@@ -45,7 +45,7 @@ export interface BullCallbackDispatcherOptions {
  * whether the event is stored.
  */
 export function createBullCallbackDispatcher(options: BullCallbackDispatcherOptions): CallbackDispatcher {
-  const connection = createRedis(options.redis, 'request', 'callbacks-dispatcher');
+  const connection = createRedis(options.redis, 'background', 'callbacks-dispatcher');
   const queue = new Queue<CallbackJobData>(CALLBACK_QUEUE, { connection, prefix: bullPrefix(options.redisPrefix, CALLBACK_QUEUE) });
   queue.on('error', () => undefined);
   return {
@@ -112,7 +112,7 @@ export function startCallbackConsumer(options: CallbackConsumerOptions): Callbac
   let secretsRedis: Redis | undefined;
   let secrets = options.secrets;
   if (secrets === undefined) {
-    secretsRedis = createRedis(options.redis, 'request', 'callbacks-secrets');
+    secretsRedis = createRedis(options.redis, 'background', 'callbacks-secrets');
     secrets = new WebhookSecretStore(secretsRedis, options.redisPrefix).source;
   }
   const context: AttemptContext = {
