@@ -66,6 +66,21 @@ beforeAll(async () => {
 });
 afterAll(async () => mail?.close());
 
+/** Log lines by their message (pino's `msg`), for the report of what an outage writes. */
+function messageCounts(lines: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const line of lines) {
+    let message = line.slice(0, 60);
+    try {
+      message = String((JSON.parse(line) as { msg?: unknown }).msg);
+    } catch {
+      // Not a JSON line (a stack trace): counted by its start.
+    }
+    counts[message] = (counts[message] ?? 0) + 1;
+  }
+  return counts;
+}
+
 const auth = (product: TopologyProduct) => ({ authorization: `Bearer ${product.key.key}` });
 
 async function getJson(product: TopologyProduct, path: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> {
@@ -175,10 +190,10 @@ describe.each([
       0,
       ...calls.filter((call) => call.endedAt >= frozenAt && call.startedAt <= outageEnd).map((call) => call.endedAt - call.startedAt),
     );
-    const logLines = p.processes.map((proc) => ({
-      name: proc.name,
-      lines: proc.lines.filter((line) => line.at >= frozenAt && line.at <= outageEnd + 1_000).length,
-    }));
+    const logLines = p.processes.map((proc) => {
+      const during = proc.lines.filter((line) => line.at >= frozenAt && line.at <= outageEnd + 1_000);
+      return { name: proc.name, lines: during.length, kinds: messageCounts(during.map((line) => line.text)) };
+    });
     const callsInOutage = calls.filter((call) => call.endedAt >= frozenAt && call.startedAt <= outageEnd).length;
     // The meter is read once a frozen primary rejoined (its writes of the frozen time discarded).
     if (how === 'freeze') await new Promise((resolve) => setTimeout(resolve, 1_500));
