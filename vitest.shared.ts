@@ -24,5 +24,11 @@ export const sharedTest = {
  * and failing (never skipping) when what they need is missing:
  * - `test/ops`: Prometheus, promtool, the Redis exporter and kubectl (`npm run test:ops`).
  * - `test/browser`: Debian's Chromium at /usr/bin/chromium, driven by playwright-core (`npm run test:browser`).
+ * - `test/topologies`: `redis-server` and `redis-cli`, to start a Redis Cluster and a Sentinel
+ *   set of their own and fail their primaries (`npm run test:topologies`).
  */
-export const SUITES = { ops: 'test/ops/**/*.test.ts', browser: 'test/browser/**/*.test.ts' } as const;
+export const SUITES = {
+  ops: 'test/ops/**/*.test.ts',
+  browser: 'test/browser/**/*.test.ts',
+  topologies: 'test/topologies/**/*.test.ts',
+} as const;

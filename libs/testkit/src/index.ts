@@ -9,3 +9,11 @@ export { startMailRig, type MailRig } from './mail/rig.ts';
 export * from './processes.ts';
 export { RecordingCallbackDispatcher, type RecordedCallbackEvent } from './recording-dispatcher.ts';
 export { verifyResult } from './verify-result.ts';
+export {
+  startRedisCluster,
+  startRedisSentinel,
+  redisCommand,
+  type RedisClusterRig,
+  type SentinelRig,
+  type RedisServerNode,
+} from './redis-topologies.ts';

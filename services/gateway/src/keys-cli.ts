@@ -9,6 +9,7 @@ import { OPERATION_IDS, type OperationId } from '@svc/contracts';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
 import { WebhookSecretStore } from '@svc/webhooks/secrets';
 import { generateApiKey } from './auth/api-keys.ts';
+import { migrateTags } from './stores/migrate-tags.ts';
 import { RedisKeyStore } from './stores/redis-key-store.ts';
 
 const USAGE = `usage: npm run keys -- <command>
@@ -17,6 +18,8 @@ const USAGE = `usage: npm run keys -- <command>
   revoke ID_OR_NAME                                  revoke a key
   allowance ID_OR_NAME OPERATION CALLS|default       set or clear a free-allowance override
   webhook-secret ID_OR_NAME                          replace a key's webhook secret (the new one printed once)
+  migrate-tags                                       rename keys written before this version to their Redis Cluster hash-tagged names
+                                                     (one Redis, every gateway and worker stopped; idempotent)
 operations: ${OPERATION_IDS.join(', ')}
 needs the deployment's Redis: REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS (and REDIS_PREFIX when it sets one)`;
 
@@ -98,6 +101,14 @@ export async function runKeysCli(argv: string[], env: Record<string, string | un
         if (record.revoked) throw new Error(`key ${record.id} is revoked`);
         const secret = await secrets.rotate(record.id);
         return `${secret}\n(new webhook secret of key ${record.id}, name ${record.name}; it signs from the next callback attempt on and the previous one no longer does; store it now: it is not shown again)`;
+      }
+      case 'migrate-tags': {
+        const outcome = await migrateTags(redis, config.REDIS_PREFIX);
+        const notes = [
+          ...outcome.conflicts.map((key) => `left ${key}: its tagged name exists already`),
+          ...outcome.orphanLedgers.map((key) => `left ${key}: its list is gone`),
+        ];
+        return [`renamed ${outcome.renamed} key(s) to their hash-tagged names`, ...notes].join('\n');
       }
       default:
         throw new Error(USAGE);

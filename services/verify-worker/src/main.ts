@@ -20,7 +20,7 @@ if (config.redis === undefined) {
   process.exit(1);
 }
 const redis = config.redis;
-const cacheRedis = queueConnection(redis, 'request', 'verify-cache', logger);
+const cacheRedis = queueConnection(redis, 'background', 'verify-cache', logger);
 const limiterUnavailable = new Counter({
   name: 'verify_session_limiter_unavailable_total',
   help: 'Attempts to take an SMTP session slot that could not reach the shared counts in Redis',

@@ -6,6 +6,9 @@
  * - `request`: commands on a request's path (keys, rate limits, meters, enqueues). No offline
  *   queue, no resend, and `REDIS_COMMAND_TIMEOUT_MS` on every command, so a frozen or partitioned
  *   Redis gives a quick 503 instead of a hang.
+ * - `background`: a worker's own commands (caches, SMTP session slots, list state, callbacks).
+ *   Like `request`, but with a longer timeout (5 x, at least 5 s): nobody waits on the line, and a
+ *   busy machine must not turn slow answers into failed list chunks.
  * - `blocking`: workers and QueueEvents. BullMQ's blocking commands need `maxRetriesPerRequest:
  *   null` and no command timeout, and a worker should ride out a Redis restart rather than die.
  *
@@ -20,13 +23,14 @@ import type { RateLimitedLog } from '@svc/telemetry';
 /** A connection of any topology: the commands the product uses are the same on both. */
 export type Redis = SingleRedis | Cluster;
 
-export type RedisRole = 'request' | 'blocking';
+export type RedisRole = 'request' | 'background' | 'blocking';
 
 /** A topology from the configuration, or a plain `redis://` URL (tools, tests, benchmarks). */
 export type RedisTarget = RedisTopology | string;
 
+/** A bare URL is a tool's or a test's: no request deadline to keep, so a patient command timeout. */
 const topologyOf = (target: RedisTarget): RedisTopology =>
-  typeof target === 'string' ? { kind: 'single', url: target, commandTimeoutMs: 1_000 } : target;
+  typeof target === 'string' ? { kind: 'single', url: target, commandTimeoutMs: 5_000 } : target;
 
 /** Longest pause between reconnects: a promoted replica is found within this of its promotion. */
 const MAX_RECONNECT_DELAY_MS = 1_000;
@@ -40,6 +44,7 @@ export const reconnectOnReadonly = (error: Error): 2 | false => (/^READONLY/.tes
 
 export function redisOptions(role: RedisRole, commandTimeoutMs = 1_000): RedisOptions {
   const common: RedisOptions = { retryStrategy: reconnect, reconnectOnError: reconnectOnReadonly };
+  if (role === 'background') return { ...redisOptions('request', Math.max(5 * commandTimeoutMs, 5_000)), connectTimeout: 5_000 };
   return role === 'request'
     ? // Never resent after a lost connection: a meter script that ran but whose answer was lost
       // would count twice. (A READONLY refusal is resent: a replica ran nothing.)

@@ -67,7 +67,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 
   // Queue depth is read at scrape time through queues opened like any other (bullPrefix: each
   // under its own hash tag), so an idle worker costs Redis nothing between scrapes.
-  const countsClient = queueConnection(topology, 'request', 'worker-metrics', logger);
+  const countsClient = queueConnection(topology, 'background', 'worker-metrics', logger);
   const queues = workers.map((worker) => openQueue(worker.name, { connection: countsClient, redisPrefix: config.REDIS_PREFIX, logger }));
 
   let closing: Promise<void> | undefined;

@@ -56,7 +56,7 @@ export interface BullCallbackDispatcherOptions {
  * whether the event is stored.
  */
 export function createBullCallbackDispatcher(options: BullCallbackDispatcherOptions): CallbackDispatcher {
-  const connection = queueConnection(options.redis, 'request', 'callbacks-dispatcher', options.logger);
+  const connection = queueConnection(options.redis, 'background', 'callbacks-dispatcher', options.logger);
   const producer = openQueue(CALLBACK_QUEUE, {
     connection,
     redisPrefix: options.redisPrefix,
@@ -131,7 +131,7 @@ export function startCallbackConsumer(options: CallbackConsumerOptions): Callbac
   let secretsRedis: Redis | undefined;
   let secrets = options.secrets;
   if (secrets === undefined) {
-    secretsRedis = queueConnection(options.redis, 'request', 'callbacks-secrets', options.logger);
+    secretsRedis = queueConnection(options.redis, 'background', 'callbacks-secrets', options.logger);
     secrets = new WebhookSecretStore(secretsRedis, options.redisPrefix).source;
   }
   const context: AttemptContext = {

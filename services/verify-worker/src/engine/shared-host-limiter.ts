@@ -176,6 +176,8 @@ export interface RedisHostLimiterOptions {
   unavailablePollMs?: number;
 }
 
+const RELEASE_RETRY_MS = 250;
+
 /** A failure this recent, with no success since, makes the limiter unavailable. */
 const UNAVAILABLE_FOR_MS = 10_000;
 
@@ -220,8 +222,25 @@ export class RedisHostLimiter implements PrioritySessionLimiter {
       return await task();
     } finally {
       clearInterval(renew);
-      await this.redis.zrem(this.slotsKey(host), token).catch(() => undefined);
+      await this.releaseSlot(host, token);
     }
+  }
+
+  /**
+   * Gives the slot back. A release that cannot reach Redis is tried again in the background
+   * until the lease would have lapsed anyway: after an outage the slots free themselves as soon
+   * as Redis answers, instead of a lease's length later (which starved the work that waited).
+   */
+  private async releaseSlot(host: string, token: string): Promise<void> {
+    const until = Date.now() + this.slotTtlMs;
+    const attempt = async (): Promise<void> => {
+      const released = await this.redis.zrem(this.slotsKey(host), token).then(
+        () => true,
+        () => false,
+      );
+      if (!released && Date.now() < until) setTimeout(() => void attempt(), RELEASE_RETRY_MS).unref();
+    };
+    await attempt();
   }
 
   private async acquire(priority: SessionPriority, host: string, token: string, signal: AbortSignal): Promise<void> {
