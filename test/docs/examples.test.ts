@@ -87,6 +87,7 @@ async function json(server: { baseUrl: string }, path: string, init: RequestInit
 async function collectAnswers(): Promise<void> {
   const key = main.key;
   const post = (body: unknown) => ({ key, method: 'POST', headers: JSON_TYPE, body: JSON.stringify(body) });
+  const csv = (body: string) => ({ key, method: 'POST', headers: { 'content-type': 'text/csv' }, body });
   const operation = (id: string) =>
     Object.values(document.paths)
       .flatMap((operations) => Object.values(operations))
@@ -114,17 +115,14 @@ async function collectAnswers(): Promise<void> {
   // A list still running: its first chunk (the examples' addresses and fillers at example.com) settles, the slow rest does not.
   const fillers = Array.from({ length: 95 }, (_, i) => `filler${i}@example.com`);
   const slow = Array.from({ length: 150 }, (_, i) => `s${i}@slow.test`);
-  const running = (
-    await json(main, LISTS, post({ emails: ['ann@example.com', 'bob@gmial.com', ...fillers, ...slow], name: 'crm export' }), 202)
-  ).json() as {
-    id: string;
-  };
+  // Uploaded as CSV, as the examples show it: the list object then names its column and encoding.
+  const csvBody = ['email', 'ann@example.com', 'bob@gmial.com', ...fillers, ...slow].join('\n');
+  const running = (await json(main, `${LISTS}?name=crm%20export`, csv(csvBody), 202)).json() as { id: string };
   const settled = async () => ((await json(main, `${LISTS}/${running.id}`, { key }, 200)).json() as { processed: number }).processed >= 97;
   await waitUntil(settled, 15_000, 'the first chunk of the running list');
   answers.set('list page', (await json(main, `${LISTS}?limit=1`, { key }, 200)).json());
   // The one list worker is busy with the slow chunks: a list created now is answered queued, as the example shows it.
-  const createRequest = operation('createList').requestBody!.content['application/json']!.example;
-  answers.set('list created', (await json(main, LISTS, post(createRequest), 202)).json());
+  answers.set('list created', (await json(main, `${LISTS}?name=crm%20export`, csv(csvRequest), 202)).json());
   answers.set('list running', (await json(main, `${LISTS}/${running.id}`, { key }, 200)).json());
   answers.set('list results running', (await json(main, `${LISTS}/${running.id}/results`, { key }, 200)).json());
   answers.set('list cancelled', (await json(main, `${LISTS}/${running.id}`, { key, method: 'DELETE' }, 200)).json());
@@ -152,6 +150,9 @@ async function collectAnswers(): Promise<void> {
     ['createList', LISTS, post({ emails: Array.from({ length: 100_001 }, (_, i) => `a${i}@b.co`) }), 400],
     ['createList', LISTS, post({ emails: ['a@b.co'], callbackUrl: 'http://10.0.0.1/' }), 400],
     ['createList', LISTS, { key, method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'a@b.co' }, 415],
+    ['createList', LISTS, csv('Name,Phone\nAnn,555 0100\nBob,555 0101\n'), 400],
+    ['createList', LISTS, csv('a\u0000b\n'), 400],
+    ['createList', `${LISTS}?column=Mail`, csv('Name,Email\nAnn,ann@example.com\n'), 400],
     [
       'createList',
       LISTS,
