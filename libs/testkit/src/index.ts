@@ -12,6 +12,8 @@ export { verifyResult } from './verify-result.ts';
 export {
   startRedisCluster,
   startRedisSentinel,
+  startRedisReplicaPair,
+  type ReplicaPair,
   redisCommand,
   type RedisClusterRig,
   type SentinelRig,

@@ -205,6 +205,44 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
   };
 }
 
+export interface ReplicaPair {
+  primary: RedisServerNode;
+  replica: RedisServerNode;
+  /**
+   * What a managed service does on a failover: the replica becomes primary and the old primary
+   * its replica (it answers READONLY to writes from then on, on connections still open to it).
+   */
+  switchOver(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A primary and its replica, no Sentinel: failovers are made by hand (`switchOver`). */
+export async function startRedisReplicaPair(): Promise<ReplicaPair> {
+  requireBinary('redis-server', INSTALL);
+  const dir = temporaryDir('pair');
+  const primary = startServer(await freePort(), dir, []);
+  const replica = startServer(await freePort(), dir, ['--replicaof', HOST, String(primary.port)]);
+  const close = async () => {
+    await Promise.all([primary, replica].map((node) => node.process.stop(1_000)));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitUntil(async () => (await replicasInSync([primary, replica])) === 1, 15_000, 'the replica to sync');
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    primary,
+    replica,
+    switchOver: async () => {
+      await redisCommand(replica.port, ['REPLICAOF', 'NO', 'ONE']);
+      await redisCommand(primary.port, ['REPLICAOF', HOST, String(replica.port)]);
+    },
+    close,
+  };
+}
+
 export interface SentinelRig {
   primary: RedisServerNode;
   replica: RedisServerNode;

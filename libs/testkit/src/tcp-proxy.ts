@@ -9,12 +9,17 @@ export interface TcpProxy {
   port: number;
   /** Drops every connection and refuses new ones until `restore`. */
   cut(): void;
+  /**
+   * New connections go to `targetUrl`; those open stay where they are (a managed endpoint whose
+   * name moved to a new primary while clients still hold connections to the old one).
+   */
+  retarget(targetUrl: string): void;
   restore(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
-  const target = new URL(targetUrl);
+  let target = new URL(targetUrl);
   const sockets = new Set<Socket>();
   let open = true;
   const server = createServer((client) => {
@@ -43,6 +48,9 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
     },
     restore: () => {
       open = true;
+    },
+    retarget: (url: string) => {
+      target = new URL(url);
     },
     close: async () => {
       open = false;

@@ -20,7 +20,11 @@ export async function writeProblem(client: Redis, timeoutMs: number): Promise<st
   try {
     if (!('nodes' in client)) {
       const answer = await role(client, timeoutMs);
-      return answer === 'master' ? undefined : `Redis answers as ${answer}, not as a primary.`;
+      if (answer === 'master') return undefined;
+      // A connection that only reads never meets the READONLY that makes writers reconnect: the
+      // probe reconnects it, through the endpoint's name or the sentinels, to the primary of now.
+      client.disconnect(true);
+      return `Redis answers as ${answer}, not as a primary.`;
     }
     const info = await withTimeout(client.cluster('INFO'), timeoutMs);
     const state = /cluster_state:(\w+)/.exec(String(info))?.[1];
