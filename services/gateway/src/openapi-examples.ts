@@ -7,7 +7,7 @@ import { encodeCursor } from '@svc/lists';
 
 export const BATCH_REQUEST_EXAMPLE = { emails: ['ann@example.com', 'bob@gmial.com', 'not-an-address'] };
 
-const checks = { disposable: false, role: false, free: false };
+const checks = { disposable: false, role: false, free: false, provider: null };
 
 export const BATCH_RESPONSE_EXAMPLE = {
   count: 3,
@@ -59,6 +59,7 @@ export const SINGLE_RESPONSE_EXAMPLE = {
     disposable: false,
     role: true,
     free: false,
+    provider: null,
   },
 };
 

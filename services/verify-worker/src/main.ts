@@ -27,7 +27,7 @@ const dispatcher = createBullCallbackDispatcher({ url: redisUrl, redisPrefix: co
 const lists = startDistributedListWork({ config, redis: cacheRedis, limiter: limiter.for('list'), registry, logger, dispatcher });
 const worker = await runWorkerProcess({
   config,
-  handlers: [createVerifyHandler({ config, registry, redis: cacheRedis, limiter: limiter.for('batch') })],
+  handlers: [createVerifyHandler({ config, registry, redis: cacheRedis, limiter: limiter.for('batch'), logger })],
   concurrency: config.VERIFY_WORKER_CONCURRENCY,
   registry,
   logger,

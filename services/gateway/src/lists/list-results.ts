@@ -59,7 +59,7 @@ export async function* csvResults(store: ListStore, record: ListRecord): AsyncGe
   let rows: string[][] = [];
   for await (const { cells, result } of settledEntries(store, record)) {
     const padded = cells.length >= width ? cells : [...cells, ...Array<string>(width - cells.length).fill('')];
-    rows.push([...padded, result.verdict, String(result.score), result.reason, result.didYouMean ?? '']);
+    rows.push([...padded, result.verdict, String(result.score), result.reason, result.didYouMean ?? '', result.checks.provider ?? '']);
     if (rows.length >= 1_000) {
       yield stringify(rows, { delimiter });
       rows = [];
