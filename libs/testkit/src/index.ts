@@ -17,3 +17,4 @@ export { startMailRig, type MailRig } from './mail/rig.ts';
 export * from './processes.ts';
 export { RecordingCallbackDispatcher, type RecordedCallbackEvent } from './recording-dispatcher.ts';
 export { verifyResult } from './verify-result.ts';
+export { startSocksServer, type RigSocksServer } from './mail/socks-server.ts';
