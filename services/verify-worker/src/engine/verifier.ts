@@ -62,6 +62,8 @@ export interface VerifierHealth {
   resolverTrusted(): Promise<boolean>;
   /** Whether port 25 can be reached (the latest egress check, waiting for the first). */
   egressOpen(): Promise<boolean>;
+  /** Whether port 25 can be reached, from an egress check begun at or after `since` (shared by concurrent askers). */
+  egressOpenSince(since: number): Promise<boolean>;
   /** The latest verdicts without waiting, for a batch whose deadline came first: unknown trust is no trust, an unknown egress is open. */
   latest(): { resolverTrusted: boolean; egressOpen: boolean };
 }
@@ -177,10 +179,15 @@ export class Verifier {
         : [...lookups.values()].some((lookup) => DNS_DECIDES.has(lookup.kind)) || lookups.size < domains.length
           ? await Promise.race([health.resolverTrustedSince(lookedUpAt), aborted(signal).then(() => health.latest().resolverTrusted)])
           : await Promise.race([health.resolverTrusted(), aborted(signal).then(() => health.latest().resolverTrusted)]);
-    const canProbe = await egressOpen;
+    let canProbe = await egressOpen;
 
     const controls = new Map<string, string>();
+    const probedAt = Date.now();
     const outcomes = canProbe ? await this.probe(toProbe, lookups, controls, signal, deadlineAt) : new Map<string, ProbeOutcome>();
+    // No mail server at all could be reached: port 25 may have closed since the last check. A
+    // check begun now tells a blocked egress (smtp_unavailable) from servers that are down.
+    if (canProbe && health !== undefined && !signal.aborted && outcomes.size > 0 && [...outcomes.values()].every(unreached))
+      canProbe = await Promise.race([health.egressOpenSince(probedAt), aborted(signal).then(() => health.latest().egressOpen)]);
     const findings = new Map<string, DomainFindings>();
     // Written side by side once every address is decided: one Redis round trip each, in parallel.
     const cacheWrites: Array<Promise<void>> = [];
@@ -308,6 +315,9 @@ export class Verifier {
     return probedOutcome(parsed, facts, lookup, outcome, suggestedDomain);
   }
 }
+
+/** A probe that reached no mail server. */
+const unreached = (outcome: ProbeOutcome): boolean => outcome.kind === 'no_connect' || outcome.kind === 'timeout';
 
 /** `postmaster@` of a domain: a mailbox RFC 5321 §4.5.1 requires, asked beside the control as a known one. */
 const postmasterOf = (domain: string): string => `postmaster@${domain}`;

@@ -113,6 +113,7 @@ function createSight(config: Config, logger: Logger | undefined): Sight {
     resolverTrustedSince: async (since) => (await resolverMonitor.fresh(since)).healthy,
     resolverTrusted: async () => (await resolverMonitor.verdict()).healthy,
     egressOpen: async () => (await egressMonitor.verdict()).healthy,
+    egressOpenSince: async (since) => (await egressMonitor.fresh(since)).healthy,
     latest: () => ({
       resolverTrusted: resolverMonitor.current?.healthy === true,
       egressOpen: egressMonitor.current?.healthy !== false,

@@ -13,6 +13,7 @@ import {
   findFreePort,
   startDnsServer,
   startSmtpServer,
+  startPortCanary,
   startSocksServer,
   type RigDnsServer,
   type RigSmtpServer,
@@ -100,6 +101,22 @@ describe('port 25 blocked: no canary mail server accepts a connection', () => {
   it('with the canary reachable the same addresses are decided by their server', async () => {
     const results = await verifier({}).verify(['ann@port.test', 'bob@port.test'], options());
     expect(verdicts(results)).toEqual({ 'ann@port.test': 'deliverable/accepted_email', 'bob@port.test': 'undeliverable/rejected_email' });
+  });
+
+  it('port 25 closing while the product runs is noticed by the first batch that reaches no mail server', async () => {
+    const canary = await startPortCanary();
+    const registry = new Registry();
+    const watched = verifier({ VERIFY_SMTP_CANARIES: canary.address, VERIFY_RESULT_CACHE_TTL_S: '0' }, registry);
+    expect(verdicts(await watched.verify(['ann@port.test'], options()))).toEqual({ 'ann@port.test': 'deliverable/accepted_email' });
+    // The way out closes: the canary and the mail server alike stop answering.
+    await canary.close();
+    smtp.script = { ...smtp.script, refuse: 'reset' };
+    try {
+      expect(verdicts(await watched.verify(['ann@port.test'], options()))).toEqual({ 'ann@port.test': 'risky/smtp_unavailable' });
+      expect(await metric(registry, 'verify_egress_open')).toBe(0);
+    } finally {
+      smtp.script = { ...smtp.script, refuse: undefined };
+    }
   });
 
   it('unset, the SMTP canaries are the MX hosts of the DNS canaries', async () => {
