@@ -6,7 +6,7 @@
 import { REASON_POINTS, clampToBand, decide, isTransient, retryAfterSeconds, score, type AddressFacts } from '../checks/index.ts';
 import type { ParsedAddress } from '../checks/index.ts';
 import { providerOf } from '../checks/provider.ts';
-import type { VerifyResult } from '@svc/contracts';
+import type { Reason, VerifyResult } from '@svc/contracts';
 import type { MailHostsLookup } from '../dns/resolver.ts';
 import type { ProbeOutcome } from './mail-server-probe.ts';
 
@@ -75,8 +75,11 @@ const TEMPORARY_SMTP: ReadonlySet<AddressFacts['smtp']> = new Set<AddressFacts['
   'unavailable',
 ]);
 
-function isTemporary(facts: AddressFacts, deciding: ProbeOutcome | undefined): boolean {
-  if (facts.dns === 'temp_error' || facts.dns === 'timeout' || facts.resolverTrusted === false) return true;
+/** Verdicts the verifier gave because it could not see: worth another try once it can. */
+const BLIND: ReadonlySet<Reason> = new Set<Reason>(['dns_unavailable', 'smtp_unavailable']);
+
+function isTemporary(facts: AddressFacts, reason: Reason, deciding: ProbeOutcome | undefined): boolean {
+  if (facts.dns === 'temp_error' || facts.dns === 'timeout' || BLIND.has(reason)) return true;
   if (facts.dns !== 'ok') return false;
   if (TEMPORARY_SMTP.has(facts.smtp)) return true;
   // A 4xx that the table read otherwise (452 4.2.2 over quota) is temporary too.
@@ -113,7 +116,7 @@ export function probedOutcome(
     },
     ...(didYouMean === undefined ? {} : { didYouMean }),
   };
-  const temporary = isTemporary(facts, deciding);
+  const temporary = isTemporary(facts, decision.reason, deciding);
   const asked = temporary && deciding !== undefined && 'reply' in deciding ? retryAfterSeconds(deciding.reply.text) : undefined;
   return { result, temporary, ...(asked === undefined ? {} : { retryAfterSeconds: asked }) };
 }

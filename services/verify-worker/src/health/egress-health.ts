@@ -1,8 +1,9 @@
 /**
  * Egress health: can this worker reach mail servers' SMTP port at all? A TCP connection to the
  * SMTP canaries (VERIFY_SMTP_CANARIES, else the DNS canaries' MX hosts), through each egress
- * (direct, or each VERIFY_SOCKS_PROXY entry). A few canaries are tried at once, the next few only
- * when none of those accepts, so a healthy check costs a few connections per egress.
+ * (direct, or each VERIFY_SOCKS_PROXY entry). A few canaries are tried at once, all the others
+ * only when none of those accepts, so a healthy check costs a few connections per egress and a
+ * blocked port at most two connect timeouts.
  */
 import { egressOpen } from './canary-rule.ts';
 
@@ -38,10 +39,12 @@ export function egressCheck<E>(deps: EgressCheckDeps<E>): () => Promise<{ health
     const report: EgressReport = { open: [], closed: [], targets: targets.map((target) => `${target.host}:${target.port}`) };
     await Promise.all(
       deps.egresses.map(async (egress) => {
+        // The first few, then all the others at once: a blocked port costs two connect timeouts, not one per few canaries.
+        const rounds = [targets.slice(0, AT_ONCE), targets.slice(AT_ONCE)].filter((round) => round.length > 0);
         let reached = false;
-        for (let i = 0; i < targets.length && !reached; i += AT_ONCE) {
-          const tried = await Promise.all(targets.slice(i, i + AT_ONCE).map((target) => deps.connect(target, egress)));
-          reached = tried.some(Boolean);
+        for (const round of rounds) {
+          if (reached) break;
+          reached = (await Promise.all(round.map((target) => deps.connect(target, egress)))).some(Boolean);
         }
         (reached || targets.length === 0 ? report.open : report.closed).push(deps.label(egress));
       }),
