@@ -74,8 +74,9 @@ function createSight(config: Config, logger: Logger | undefined): Sight {
     servers: config.VERIFY_DNS_SERVERS,
     timeoutMs: config.VERIFY_CONNECT_TIMEOUT_MS,
     mxCacheSeconds: Math.min(config.VERIFY_DOMAIN_CACHE_TTL_S, 86_400),
-    // Nothing is kept until the canaries resolved, nor while they do not.
-    cachingAllowed: (): boolean => resolverMonitor.current?.healthy === true,
+    // Nothing is kept while the canaries do not resolve; what was kept before the first check
+    // said so is dropped when it does (onVerdict below).
+    cachingAllowed: (): boolean => resolverMonitor.current?.healthy !== false,
     onLookup: (type, result) => listeners.forEach((listener) => listener.lookup?.(type, result)),
   });
   const canaries = config.VERIFY_DNS_CANARIES;
