@@ -81,7 +81,7 @@ async function mailWorld() {
   }
   return {
     env: {
-      VERIFY_DNS_SERVERS: dns.address,
+      ...dns.canaryEnv,
       VERIFY_SMTP_PORT: String(port),
       VERIFY_ALLOW_PRIVATE_MX: 'true',
       VERIFY_HELO_NAME: 'bench.rig.test',

@@ -48,7 +48,7 @@ async function world(replyDelayMs: number, dnsDelayMs: number) {
     servers.push(await startSmtpServer({ host, port, pipelining: true, replyDelayMs, users: users(i) }));
   const verifier = createVerifier({
     config: loadConfig({
-      VERIFY_DNS_SERVERS: dns.address,
+      ...dns.canaryEnv,
       VERIFY_SMTP_PORT: String(port),
       VERIFY_ALLOW_PRIVATE_MX: 'true',
       VERIFY_HELO_NAME: 'bench.rig.test',

@@ -167,7 +167,7 @@ export async function startMultiRig(domains: Record<string, { host: string } & S
   const servers: Record<string, RigSmtpServer> = {};
   for (const [domain, script] of Object.entries(domains)) servers[domain] = await startSmtpServer({ ...script, port });
   return {
-    env: { VERIFY_DNS_SERVERS: dns.address, VERIFY_SMTP_PORT: String(port), VERIFY_ALLOW_PRIVATE_MX: 'true' },
+    env: { ...dns.canaryEnv, VERIFY_SMTP_PORT: String(port), VERIFY_ALLOW_PRIVATE_MX: 'true' },
     dns,
     servers,
     close: async () => void (await Promise.all([dns.close(), ...Object.values(servers).map((server) => server.close())])),

@@ -111,6 +111,7 @@ const PROMQL_WORDS = new Set([
   'count',
   'clamp_min',
   'absent',
+  'vector',
   'or',
   'and',
   'unless',

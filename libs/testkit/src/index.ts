@@ -3,7 +3,15 @@ export { testRedisUrl, uniquePrefix, dropPrefix } from './redis.ts';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 export { decodePng, scanPng, scanSvg, scanModules } from './qr-scan.ts';
 export { waitUntil } from './wait.ts';
-export { startDnsServer, type RigDnsServer, type Zone, type ZoneEntry } from './mail/dns-server.ts';
+export {
+  RIG_CANARY_DOMAIN,
+  startDnsServer,
+  startPortCanary,
+  type RigDnsBehaviour,
+  type RigDnsServer,
+  type Zone,
+  type ZoneEntry,
+} from './mail/dns-server.ts';
 export * from './mail/smtp-server.ts';
 export { startMailRig, type MailRig } from './mail/rig.ts';
 export * from './processes.ts';
@@ -19,3 +27,4 @@ export {
   type SentinelRig,
   type RedisServerNode,
 } from './redis-topologies.ts';
+export { startSocksServer, type RigSocksServer } from './mail/socks-server.ts';

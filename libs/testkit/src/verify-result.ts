@@ -16,6 +16,7 @@ export function verifyResult(email: string, overrides: Partial<Omit<VerifyResult
       disposable: false,
       role: false,
       free: false,
+      provider: null,
     },
     ...overrides,
   };

@@ -26,6 +26,7 @@ export const BATCH_RESPONSE_EXAMPLE = {
         disposable: false,
         role: false,
         free: false,
+        provider: null,
       },
     },
     {
@@ -34,7 +35,17 @@ export const BATCH_RESPONSE_EXAMPLE = {
       verdict: 'undeliverable',
       reason: 'invalid_domain',
       // No mail server to ask: smtp is null. gmial.com is on the disposable-domain list (a typo trap).
-      checks: { syntax: true, domainExists: false, mx: [], smtp: null, catchAll: null, disposable: true, role: false, free: false },
+      checks: {
+        syntax: true,
+        domainExists: false,
+        mx: [],
+        smtp: null,
+        catchAll: null,
+        disposable: true,
+        role: false,
+        free: false,
+        provider: null,
+      },
       didYouMean: 'bob@gmail.com',
     },
     {
@@ -43,7 +54,17 @@ export const BATCH_RESPONSE_EXAMPLE = {
       verdict: 'undeliverable',
       reason: 'invalid_syntax',
       // Bad syntax: nothing else was checked.
-      checks: { syntax: false, domainExists: null, mx: null, smtp: null, catchAll: null, disposable: null, role: null, free: null },
+      checks: {
+        syntax: false,
+        domainExists: null,
+        mx: null,
+        smtp: null,
+        catchAll: null,
+        disposable: null,
+        role: null,
+        free: null,
+        provider: null,
+      },
     },
   ],
   summary: { deliverable: 1, risky: 0, undeliverable: 2 },
@@ -63,6 +84,7 @@ export const SINGLE_RESPONSE_EXAMPLE = {
     disposable: false,
     role: true,
     free: false,
+    provider: null,
   },
 };
 

@@ -9,10 +9,11 @@ import type { Redis } from '@svc/jobs/redis';
 import type { Registry } from 'prom-client';
 import { cachedOutcomeSchema, type CachedOutcome } from './cache/cached-outcome.ts';
 import { MemoryTtlCache, RedisTtlCache, type TtlCache } from './cache/ttl-cache.ts';
-import { DnsResolver } from './dns/resolver.ts';
 import { HostLimiter, type SessionLimiter } from './engine/host-limiter.ts';
 import type { ProbeTuning } from './engine/mail-server-probe.ts';
 import { Verifier } from './engine/verifier.ts';
+import type { Logger } from '@svc/telemetry';
+import { sightFor, type Sight } from './health/sight.ts';
 import { createVerifyMetrics } from './metrics.ts';
 import { filterProbeTargets } from './net/private-address.ts';
 
@@ -25,6 +26,8 @@ export interface VerifyHandlerOptions {
   tuning?: Partial<ProbeTuning>;
   /** Session slots per mail server shared with other work (lists); default: this verifier's own. */
   limiter?: SessionLimiter;
+  /** Where the one line of each change of resolver trust or egress openness goes. */
+  logger?: Logger;
 }
 
 /** One set of verify metrics per registry: the batch and the list verifier of a process share it. */
@@ -38,16 +41,33 @@ function metricsOf(registry: Registry): ReturnType<typeof createVerifyMetrics> {
   return metrics;
 }
 
+/** The sight's verdicts and lookups in this registry's metrics, once per registry. */
+function observe(sight: Sight, registry: Registry, metrics: ReturnType<typeof createVerifyMetrics>): void {
+  if (sight.listeners.has(registry)) return;
+  const setAside = (counts: Map<string, number>) => counts.forEach((count, egress) => metrics.egressSetAside.set({ egress }, count));
+  sight.listeners.set(registry, {
+    lookup: (type, result) => metrics.dnsLookups.inc({ type, result }),
+    resolver: (verdict) => metrics.resolverTrusted.set(verdict.healthy ? 1 : 0),
+    egress: (verdict, pool) => {
+      metrics.egressOpen.set(verdict.healthy ? 1 : 0);
+      for (const egress of verdict.detail.open) metrics.egressReachable.set({ egress }, 1);
+      for (const egress of verdict.detail.closed) metrics.egressReachable.set({ egress }, 0);
+      setAside(pool.setAsideCounts());
+    },
+  });
+  const { resolverMonitor, egressMonitor } = sight;
+  if (resolverMonitor.current !== undefined) metrics.resolverTrusted.set(resolverMonitor.current.healthy ? 1 : 0);
+  if (egressMonitor.current !== undefined) metrics.egressOpen.set(egressMonitor.current.healthy ? 1 : 0);
+}
+
 export function createVerifier(options: VerifyHandlerOptions): Verifier {
   const { config } = options;
   const metrics = options.registry === undefined ? undefined : metricsOf(options.registry);
-  const resolver = new DnsResolver({
-    servers: config.VERIFY_DNS_SERVERS,
-    timeoutMs: config.VERIFY_CONNECT_TIMEOUT_MS,
-    mxCacheSeconds: Math.min(config.VERIFY_DOMAIN_CACHE_TTL_S, 3_600),
-    onLookup: (type, result) => metrics?.dnsLookups.inc({ type, result }),
-  });
-  // Keys are hashes of addresses and values hold none (cached-outcome.ts); `v2` leaves older entries unread.
+  const sight = sightFor(config, options.logger);
+  if (options.registry !== undefined && metrics !== undefined) observe(sight, options.registry, metrics);
+  const resolver = sight.dns;
+  const provider = (name: string | null) => name ?? 'other';
+  // Keys are hashes of addresses and values hold none (cached-outcome.ts); `v2` leaves older entries unread (and entries from before `provider` fail the schema: a miss).
   const store: TtlCache<CachedOutcome> =
     options.redis === undefined
       ? new MemoryTtlCache<CachedOutcome>()
@@ -55,9 +75,14 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
   const ttl = config.VERIFY_RESULT_CACHE_TTL_S;
   return new Verifier({
     lookupMailHosts: (domain) => resolver.lookupMailHosts(domain),
+    dnsKeepSeconds: (domain) => resolver.keepSeconds(domain),
+    health: sight.health,
     batchDeadlineMs: config.VERIFY_BATCH_DEADLINE_MS,
     controlSeed: config.mailFrom,
-    cache: ttl > 0 ? { get: (key) => store.get(key), set: (key, value) => store.set(key, value, ttl) } : undefined,
+    cache:
+      ttl > 0
+        ? { get: (key) => store.get(key), set: (key, value, seconds) => store.set(key, value, Math.min(ttl, seconds ?? ttl)) }
+        : undefined,
     onResult: (result) => metrics?.verdicts.inc({ verdict: result.verdict, reason: result.reason }),
     probe: {
       filterTargets: (addresses) => {
@@ -72,7 +97,14 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
         mailFrom: config.mailFrom,
         connectTimeoutMs: config.VERIFY_CONNECT_TIMEOUT_MS,
         commandTimeoutMs: config.VERIFY_COMMAND_TIMEOUT_MS,
-        ...(config.VERIFY_SOCKS_PROXY === undefined ? {} : { socksProxy: config.VERIFY_SOCKS_PROXY }),
+      },
+      egress: {
+        pool: sight.pool,
+        onSession: (egress, name) => metrics?.egressSessions.inc({ egress: egress.label, provider: provider(name) }),
+        onBlock: (egress, name) => {
+          metrics?.egressBlocks.inc({ egress: egress.label, provider: provider(name) });
+          sight.pool.setAsideCounts().forEach((count, label) => metrics?.egressSetAside.set({ egress: label }, count));
+        },
       },
       ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
       trackOpen: (delta) => metrics?.smtpSessionsOpen.inc(delta),

@@ -58,7 +58,7 @@ const lists = startDistributedListWork({ config, redis: cacheRedis, limiter: lim
 const worker = await runWorkerProcess({
   service: 'verify-worker',
   config,
-  handlers: [createVerifyHandler({ config, registry, redis: cacheRedis, limiter: limiter.for('batch') })],
+  handlers: [createVerifyHandler({ config, registry, redis: cacheRedis, limiter: limiter.for('batch'), logger })],
   concurrency: config.VERIFY_WORKER_CONCURRENCY,
   registry,
   logger,

@@ -1,4 +1,8 @@
-/** The verifier's metrics. Labels are bounded: verdicts, reasons, reply classes, never an address or a domain. */
+/**
+ * The verifier's metrics. Labels are bounded: verdicts, reasons, reply classes, egresses (the
+ * configured proxies), providers (the provider table's names, `other` for the rest), never an
+ * address or a domain.
+ */
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 export function createVerifyMetrics(registry: Registry) {
@@ -26,6 +30,40 @@ export function createVerifyMetrics(registry: Registry) {
       name: 'dns_lookups_total',
       help: 'DNS lookups by record type and result (hit = answered from cache)',
       labelNames: ['type', 'result'] as const,
+      registers: [registry],
+    }),
+    resolverTrusted: new Gauge({
+      name: 'verify_resolver_trusted',
+      help: '1 while at least half of VERIFY_DNS_CANARIES resolve to an MX set, 0 while the resolver is untrusted',
+      registers: [registry],
+    }),
+    egressOpen: new Gauge({
+      name: 'verify_egress_open',
+      help: '1 while a canary mail server (VERIFY_SMTP_CANARIES) accepts a TCP connection on the SMTP port, 0 while none does',
+      registers: [registry],
+    }),
+    egressReachable: new Gauge({
+      name: 'verify_egress_reachable',
+      help: 'Per egress (direct or a VERIFY_SOCKS_PROXY entry): 1 when it reached a canary mail server at the last check',
+      labelNames: ['egress'] as const,
+      registers: [registry],
+    }),
+    egressSessions: new Counter({
+      name: 'verify_egress_sessions_total',
+      help: 'SMTP sessions opened, by egress and by the MX hosts’ provider',
+      labelNames: ['egress', 'provider'] as const,
+      registers: [registry],
+    }),
+    egressBlocks: new Counter({
+      name: 'verify_egress_blocks_total',
+      help: 'Sessions a mail server refused by naming a blocklist or the client’s address, by egress and provider',
+      labelNames: ['egress', 'provider'] as const,
+      registers: [registry],
+    }),
+    egressSetAside: new Gauge({
+      name: 'verify_egress_set_aside',
+      help: 'Providers (or hosts) an egress is set aside for now, after a refusal by name (30 minutes each)',
+      labelNames: ['egress'] as const,
       registers: [registry],
     }),
     privateRefusals: new Counter({

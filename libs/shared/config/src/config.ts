@@ -87,10 +87,14 @@ export const envSchema = z.object({
   VERIFY_COMMAND_TIMEOUT_MS: int(1, 600_000).default(10_000),
   VERIFY_BATCH_DEADLINE_MS: int(100, 600_000).default(30_000),
   VERIFY_MAX_CONNECTIONS_PER_HOST: int(1, 100).default(2),
-  VERIFY_SOCKS_PROXY: z
-    .string()
-    .regex(/^socks5h?:\/\/[^\s]+$/)
-    .optional(),
+  /** One `socks5://host:port` egress, or a comma-separated pool of them (sessions spread over the pool). */
+  VERIFY_SOCKS_PROXY: csv.pipe(z.array(z.string().regex(/^socks5h?:\/\/[^\s,]+$/, 'expected socks5://host:port')).min(1)).optional(),
+  /** Domains that must resolve to an MX set for the resolver to be trusted (at least half of them). */
+  VERIFY_DNS_CANARIES: csv
+    .pipe(z.array(z.string().regex(/^[A-Za-z0-9.-]+$/, 'expected a domain')))
+    .default(['gmail.com', 'outlook.com', 'yahoo.com']),
+  /** Mail servers (`host` or `host:port`) of which one must accept a TCP connection for the egress to be open; unset: the DNS canaries' MX hosts. */
+  VERIFY_SMTP_CANARIES: csv.pipe(z.array(hostPort)).optional(),
   /** Seconds to cache per-address outcomes and domain facts (MX answers also honour their DNS TTL). */
   VERIFY_RESULT_CACHE_TTL_S: int(0, 30 * 86_400).default(86_400),
   VERIFY_DOMAIN_CACHE_TTL_S: int(0, 30 * 86_400).default(3_600),

@@ -131,4 +131,4 @@ export const listResultsSchema = z
   .strict();
 
 /** Columns appended to the uploaded ones in CSV results. */
-export const RESULT_COLUMNS = ['verdict', 'score', 'reason', 'did_you_mean'] as const;
+export const RESULT_COLUMNS = ['verdict', 'score', 'reason', 'did_you_mean', 'provider'] as const;

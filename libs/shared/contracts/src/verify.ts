@@ -24,6 +24,8 @@ export const REASONS = [
   'timeout',
   'no_connect',
   'smtp_blocked',
+  'dns_unavailable',
+  'smtp_unavailable',
   'unexpected_error',
 ] as const;
 export type Reason = (typeof REASONS)[number];
@@ -49,6 +51,12 @@ export const checksSchema = z
       .nullable()
       .describe('The local part is a role (postmaster, info, sales, ...), not a person; null when not checked (bad syntax).'),
     free: z.boolean().nullable().describe('The domain is a free mailbox provider; null when not checked (bad syntax).'),
+    provider: z
+      .string()
+      .nullable()
+      .describe(
+        'The mailbox provider or mail gateway behind the MX hosts (`google`, `microsoft`, `yahoo`, `proofpoint`, ...); null when unknown or when no MX was learnt.',
+      ),
   })
   .strict();
 export type Checks = z.infer<typeof checksSchema>;

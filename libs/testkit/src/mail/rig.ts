@@ -17,7 +17,7 @@ export async function startMailRig(domain: string, host: string, users: string[]
   const port = await findFreePort([host]);
   const smtp = await startSmtpServer({ host, port, users });
   return {
-    env: { VERIFY_DNS_SERVERS: dns.address, VERIFY_SMTP_PORT: String(port), VERIFY_ALLOW_PRIVATE_MX: 'true' },
+    env: { ...dns.canaryEnv, VERIFY_SMTP_PORT: String(port), VERIFY_ALLOW_PRIVATE_MX: 'true' },
     dns,
     smtp,
     close: async () => void (await Promise.all([dns.close(), smtp.close()])),

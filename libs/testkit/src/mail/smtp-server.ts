@@ -27,6 +27,12 @@ export interface SmtpServerScript {
   /** Default `220 <hostname> ESMTP`; any other code closes the connection after it (like 421). */
   banner?: RigReply;
   /**
+   * Clients by peer address that get `reply` as their greeting (then the connection is closed),
+   * as a server that finds the client's address on a blocklist does. `reply` default:
+   * `554 5.7.1 Service unavailable; Client host [<address>] blocked using zen.spamhaus.org`.
+   */
+  refuseFrom?: { addresses: string[]; reply?: RigReply };
+  /**
    * Never answer at that stage, or answer `delayMs` late: counted from each command's arrival
    * (pipelined replies overlap), or with `serial` one after the other (a server that sleeps
    * before each answer, so pipelined replies come `delayMs` apart).
@@ -247,8 +253,11 @@ class RigConnection {
     }
     socket.on('data', this.onData);
     const tempfail = script.greetingTempfail;
-    const banner =
-      tempfail !== undefined && ctx.index <= tempfail.connections
+    const peer = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+    const listed = script.refuseFrom?.addresses.includes(peer) === true;
+    const banner = listed
+      ? (script.refuseFrom?.reply ?? { code: 554, text: `5.7.1 Service unavailable; Client host [${peer}] blocked using zen.spamhaus.org` })
+      : tempfail !== undefined && ctx.index <= tempfail.connections
         ? (tempfail.reply ?? { code: 421, text: `4.7.0 ${this.name} Service not available, try again later` })
         : (script.banner ?? { code: 220, text: `${this.name} ESMTP rig` });
     if (script.greetingPauseMs !== undefined && banner.code === 220) this.pausedGreeting(banner, script.greetingPauseMs);

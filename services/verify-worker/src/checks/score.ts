@@ -22,6 +22,8 @@ export const REASON_POINTS: Record<Reason, number> = {
   smtp_blocked: 45,
   timeout: 40,
   unexpected_error: 40,
+  dns_unavailable: 40,
+  smtp_unavailable: 40,
   no_connect: 35,
   disposable: 25,
   mailbox_disabled: 8,

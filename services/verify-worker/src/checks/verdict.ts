@@ -11,6 +11,11 @@
  * leaves an accepted mailbox `risky`/`accept_all`: the acceptance may mean nothing. A host that
  * does not take mail for the domain (relaying denied) is `risky`/`no_connect`: no mail server of
  * the domain could be asked. `checks.smtp` is `null` when no server was asked about the mailbox.
+ *
+ * The verifier's own blind spots (docs/verification.md): while the resolver is untrusted (its
+ * canaries do not resolve), what DNS would have declared dead, and any DNS failure, is
+ * `risky`/`dns_unavailable`; while no canary mail server can be reached (port 25 blocked), what
+ * SMTP would have decided is `risky`/`smtp_unavailable`. Neither says anything of the address.
  */
 import type { Reason, Verdict } from '@svc/contracts';
 import type { RcptClass } from './smtp-replies.ts';
@@ -19,8 +24,9 @@ export type DnsOutcome = 'ok' | 'nxdomain' | 'null_mx' | 'no_mail_host' | 'temp_
 /**
  * `no_target`: every address of the domain's mail hosts was refused by the private-address guard.
  * `needs_smtputf8`: a UTF-8 local part and no server offering SMTPUTF8, so it was never sent.
+ * `unavailable`: this worker cannot reach port 25 (egress health), so no server was asked.
  */
-export type SmtpOutcome = RcptClass | 'timeout' | 'no_connect' | 'no_target' | 'not_probed' | 'needs_smtputf8' | 'error';
+export type SmtpOutcome = RcptClass | 'timeout' | 'no_connect' | 'no_target' | 'not_probed' | 'needs_smtputf8' | 'unavailable' | 'error';
 
 export interface AddressFacts {
   syntaxOk: boolean;
@@ -31,6 +37,8 @@ export interface AddressFacts {
   smtp: SmtpOutcome;
   /** null when not learnt (no probe answer). */
   catchAll: boolean | null;
+  /** false while the resolver is untrusted (resolver health); absent means trusted. */
+  resolverTrusted?: boolean;
 }
 
 export interface Decision {
@@ -40,7 +48,7 @@ export interface Decision {
 }
 
 /** Outcomes where no mail server was asked about this mailbox. */
-const NOT_ASKED = new Set<SmtpOutcome>(['not_probed', 'no_target', 'needs_smtputf8']);
+const NOT_ASKED: ReadonlySet<SmtpOutcome> = new Set<SmtpOutcome>(['not_probed', 'no_target', 'needs_smtputf8', 'unavailable']);
 
 const RISKY_SMTP: Partial<Record<SmtpOutcome, Reason>> = {
   full: 'mailbox_full',
@@ -52,6 +60,7 @@ const RISKY_SMTP: Partial<Record<SmtpOutcome, Reason>> = {
   no_target: 'no_connect',
   not_this_host: 'no_connect',
   inconclusive: 'accept_all',
+  unavailable: 'smtp_unavailable',
 };
 
 function smtpCheck(facts: AddressFacts): Decision['smtp'] {
@@ -64,8 +73,10 @@ export function decide(facts: AddressFacts): Decision {
   const smtp = smtpCheck(facts);
   const verdict = (verdict: Verdict, reason: Reason): Decision => ({ verdict, reason, smtp });
   if (!facts.syntaxOk) return verdict('undeliverable', 'invalid_syntax');
+  const blindDns = facts.resolverTrusted === false;
   if (facts.dns === 'nxdomain' || facts.dns === 'null_mx' || facts.dns === 'no_mail_host')
-    return verdict('undeliverable', 'invalid_domain');
+    return blindDns ? verdict('risky', 'dns_unavailable') : verdict('undeliverable', 'invalid_domain');
+  if (blindDns && (facts.dns === 'timeout' || facts.dns === 'temp_error')) return verdict('risky', 'dns_unavailable');
   if (facts.smtp === 'rejected_unknown') return verdict('undeliverable', 'rejected_email');
   if (facts.smtp === 'disabled') return verdict('undeliverable', 'mailbox_disabled');
   if (facts.disposable) return verdict('risky', 'disposable');

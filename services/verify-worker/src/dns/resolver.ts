@@ -1,7 +1,7 @@
 /**
- * Mail-host lookups (RFC 5321 §5.1, RFC 7505) over node's c-ares resolver, which takes
- * `host:port` servers (VERIFY_DNS_SERVERS), tells NXDOMAIN, NODATA, SERVFAIL and timeouts apart,
- * follows CNAME chains in answers and asks again over TCP when a UDP answer comes truncated.
+ * Mail-host lookups (RFC 5321 §5.1, RFC 7505) over the configured resolvers (`query.ts`: UDP, TCP
+ * when truncated, every record's TTL and the authority section), telling NXDOMAIN, NODATA,
+ * SERVFAIL, refusals and timeouts apart, following CNAME chains in answers.
  *
  * Rules, as deployed mail servers apply them:
  * - A null MX (`MX 0 .`) anywhere in the set: the domain takes no mail; no host is tried.
@@ -9,11 +9,15 @@
  *   When none resolves the domain has no mail host; when those left failed temporarily
  *   (SERVFAIL, timeout), it is a temporary failure, never a missing domain.
  * - No MX records: the domain's own address records are its implicit MX.
- * Answers are cached (address records for their TTL; MX answers, whose TTL c-ares does not
- * report, for a bounded time; NXDOMAIN and empty answers for a minute; failures not at all) and
- * concurrent identical lookups share one query.
+ * Caching, as the zones ask: a positive answer for its TTL (at most `mxCacheSeconds`); a negative
+ * one (NXDOMAIN, no data) for the SOA minimum of its authority section (RFC 2308 §5: the lesser
+ * of the SOA's TTL and its MINIMUM), at most 15 minutes; failures not at all. A negative answer
+ * without an SOA (zones always send one; a rewriting resolver may not) is kept a minute. Nothing
+ * is kept while `cachingAllowed` says no (an untrusted resolver), and concurrent identical
+ * lookups share one query.
  */
-import { Resolver } from 'node:dns/promises';
+import { negativeSeconds, positiveSeconds } from './answer-ttl.ts';
+import { DnsQueryError, RCODE, dnsServers, queryDns, type DnsResponse, type DnsServer } from './query.ts';
 
 export interface MailHost {
   name: string;
@@ -31,25 +35,46 @@ export type MailHostsLookup =
   | { kind: 'temp_error'; detail: string; names?: string[] }
   | { kind: 'timeout'; names?: string[] };
 
-type MxAnswer = { kind: 'mx'; names: string[] } | { kind: 'null_mx' } | { kind: 'nxdomain' } | { kind: 'nodata' } | Failure;
+export type MxAnswer = { kind: 'mx'; names: string[] } | { kind: 'null_mx' } | { kind: 'nxdomain' } | { kind: 'nodata' } | Failure;
 type AddressAnswer = { kind: 'ok'; addresses: string[] } | { kind: 'none' } | Failure;
 type Failure = { kind: 'temp_error'; detail: string } | { kind: 'timeout' };
 
 export interface ResolverOptions {
   servers?: string[];
   timeoutMs: number;
-  /** Upper bound for caching MX answers, seconds. */
+  /** Upper bound for caching answers, seconds (positive ones; negative ones also stop at 15 minutes). */
   mxCacheSeconds: number;
   onLookup?: (type: 'MX' | 'A', result: 'hit' | 'miss' | 'error') => void;
+  /** Whether answers may be kept now: not while the resolver is untrusted (resolver-health.ts). */
+  cachingAllowed?: () => boolean;
   now?: () => number;
 }
 
-const NEGATIVE_CACHE_SECONDS = 60;
-const code = (error: unknown) => (error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN');
-const isAbsent = (error: unknown) => code(error) === 'ENOTFOUND' || code(error) === 'ENODATA';
-const failure = (error: unknown): Failure =>
-  code(error) === 'ETIMEOUT' ? { kind: 'timeout' } : { kind: 'temp_error', detail: code(error) };
+type Timed<T> = { value: T; ttl: number };
+
 const isNullMx = (exchange: string) => exchange === '' || exchange === '.';
+const hostName = (name: string) => name.toLowerCase().replace(/\.$/, '');
+
+function failure(error: unknown): Failure {
+  if (error instanceof DnsQueryError) {
+    if (error.kind === 'timeout') return { kind: 'timeout' };
+    return { kind: 'temp_error', detail: error.kind === 'refused' ? 'ECONNREFUSED' : error.message };
+  }
+  return { kind: 'temp_error', detail: 'UNKNOWN' };
+}
+
+/** A response that answers nothing: SERVFAIL, REFUSED and the other error codes. */
+function rcodeFailure(response: DnsResponse): Failure | undefined {
+  if (response.rcode === RCODE.NOERROR || response.rcode === RCODE.NXDOMAIN) return undefined;
+  return { kind: 'temp_error', detail: response.rcode === RCODE.SERVFAIL ? 'ESERVFAIL' : response.rcode === 5 ? 'EREFUSED' : 'EBADRESP' };
+}
+
+interface MxData {
+  preference: number;
+  exchange: string;
+}
+const isMxData = (data: unknown): data is MxData =>
+  typeof data === 'object' && data !== null && 'exchange' in data && typeof data.exchange === 'string' && 'preference' in data;
 
 /** Answers of one record type: cached for their TTL, and one query shared by concurrent askers. */
 class AnswerCache<T extends { kind: string }> {
@@ -60,9 +85,10 @@ class AnswerCache<T extends { kind: string }> {
     private readonly type: 'MX' | 'A',
     private readonly now: () => number,
     private readonly onLookup: ResolverOptions['onLookup'],
+    private readonly cachingAllowed: () => boolean,
   ) {}
 
-  async get(key: string, load: () => Promise<{ value: T; ttl: number }>): Promise<T> {
+  async get(key: string, load: () => Promise<Timed<T>>): Promise<T> {
     const hit = this.entries.get(key);
     if (hit !== undefined && hit.expiresAt > this.now()) {
       this.onLookup?.(this.type, 'hit');
@@ -72,7 +98,7 @@ class AnswerCache<T extends { kind: string }> {
     if (pending !== undefined) return pending;
     const loading = load().then(({ value, ttl }) => {
       this.onLookup?.(this.type, value.kind === 'temp_error' || value.kind === 'timeout' ? 'error' : 'miss');
-      if (ttl > 0) this.entries.set(key, { value, expiresAt: this.now() + ttl * 1_000 });
+      if (ttl > 0 && this.cachingAllowed()) this.entries.set(key, { value, expiresAt: this.now() + ttl * 1_000 });
       return value;
     });
     this.inFlight.set(key, loading);
@@ -82,20 +108,36 @@ class AnswerCache<T extends { kind: string }> {
       this.inFlight.delete(key);
     }
   }
+
+  /** Seconds the cached answer for `key` is still good for; 0 when none is kept. */
+  secondsLeft(key: string): number {
+    const hit = this.entries.get(key);
+    return hit === undefined ? 0 : Math.max(0, Math.floor((hit.expiresAt - this.now()) / 1_000));
+  }
+
+  peek(key: string): T | undefined {
+    const hit = this.entries.get(key);
+    return hit !== undefined && hit.expiresAt > this.now() ? hit.value : undefined;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
 }
 
 export class DnsResolver {
-  private readonly resolver: Resolver;
+  private readonly servers: DnsServer[];
   private readonly mxAnswers: AnswerCache<MxAnswer>;
   private readonly addressAnswers: AnswerCache<AddressAnswer>;
 
   constructor(private readonly options: ResolverOptions) {
-    this.resolver = new Resolver({ timeout: Math.max(1, Math.floor(options.timeoutMs / 2)), tries: 2 });
-    if (options.servers !== undefined && options.servers.length > 0) this.resolver.setServers(options.servers);
+    this.servers = dnsServers(options.servers);
     const now = options.now ?? Date.now;
-    this.mxAnswers = new AnswerCache('MX', now, options.onLookup);
-    this.addressAnswers = new AnswerCache('A', now, options.onLookup);
+    const allowed = options.cachingAllowed ?? (() => true);
+    this.mxAnswers = new AnswerCache('MX', now, options.onLookup, allowed);
+    this.addressAnswers = new AnswerCache('A', now, options.onLookup, allowed);
   }
+
   async lookupMailHosts(domain: string): Promise<MailHostsLookup> {
     const mx = await this.lookupMx(domain);
     if (mx.kind === 'null_mx' || mx.kind === 'nxdomain' || mx.kind === 'timeout' || mx.kind === 'temp_error') return mx;
@@ -112,41 +154,88 @@ export class DnsResolver {
     return { kind: 'no_mail_host', names: mx.kind === 'mx' ? names : [] };
   }
 
+  /**
+   * Seconds the answers behind `domain`'s last lookup are still kept: what a verdict drawn from
+   * them (invalid_domain) may be cached for. 0 when they are not kept.
+   */
+  keepSeconds(domain: string): number {
+    const mx = this.mxAnswers.peek(domain);
+    if (mx === undefined) return 0;
+    const own = this.mxAnswers.secondsLeft(domain);
+    if (mx.kind !== 'mx' && mx.kind !== 'nodata') return own;
+    const hosts = mx.kind === 'mx' ? mx.names : [domain];
+    return Math.min(own, ...hosts.map((host) => this.addressAnswers.secondsLeft(host)));
+  }
+
+  /** Forgets every answer: those learnt just before the resolver was found lying may be lies. */
+  clear(): void {
+    this.mxAnswers.clear();
+    this.addressAnswers.clear();
+  }
+
+  /** An MX question asked of the resolver now, never answered from the cache (the canaries). */
+  async probeMx(domain: string): Promise<MxAnswer> {
+    return (await this.queryMx(domain)).value;
+  }
+
   lookupMx(domain: string): Promise<MxAnswer> {
-    return this.mxAnswers.get(domain, async () => {
-      try {
-        const records = await this.resolver.resolveMx(domain);
-        if (records.some((record) => isNullMx(record.exchange)))
-          return { value: { kind: 'null_mx' as const }, ttl: this.options.mxCacheSeconds };
-        const names = [
-          ...new Set(
-            records
-              .sort((a, b) => a.priority - b.priority || a.exchange.localeCompare(b.exchange))
-              .map((record) => record.exchange.toLowerCase().replace(/\.$/, '')),
-          ),
-        ];
-        return { value: { kind: 'mx', names }, ttl: this.options.mxCacheSeconds };
-      } catch (error) {
-        if (code(error) === 'ENOTFOUND') return { value: { kind: 'nxdomain' }, ttl: NEGATIVE_CACHE_SECONDS };
-        if (code(error) === 'ENODATA') return { value: { kind: 'nodata' }, ttl: NEGATIVE_CACHE_SECONDS };
-        return { value: failure(error), ttl: 0 };
-      }
-    });
+    return this.mxAnswers.get(domain, () => this.queryMx(domain));
+  }
+
+  private async queryMx(domain: string): Promise<Timed<MxAnswer>> {
+    const cap = this.options.mxCacheSeconds;
+    let response: DnsResponse;
+    try {
+      response = await queryDns(this.servers, domain, 'MX', this.options.timeoutMs);
+    } catch (error) {
+      return { value: failure(error), ttl: 0 };
+    }
+    const failed = rcodeFailure(response);
+    if (failed !== undefined) return { value: failed, ttl: 0 };
+    if (response.rcode === RCODE.NXDOMAIN) return { value: { kind: 'nxdomain' }, ttl: negativeSeconds(response.authorities, cap) };
+    const records = response.answers.filter((record) => record.type === 'MX' && isMxData(record.data));
+    if (records.length === 0) return { value: { kind: 'nodata' }, ttl: negativeSeconds(response.authorities, cap) };
+    const chain = response.answers.filter((record) => record.type === 'MX' || record.type === 'CNAME');
+    const ttl = positiveSeconds(chain, cap);
+    const mx = records.flatMap((record) => (isMxData(record.data) ? [record.data] : []));
+    if (mx.some((record) => isNullMx(record.exchange))) return { value: { kind: 'null_mx' }, ttl };
+    const names = [
+      ...new Set(
+        mx.sort((a, b) => a.preference - b.preference || a.exchange.localeCompare(b.exchange)).map((record) => hostName(record.exchange)),
+      ),
+    ];
+    return { value: { kind: 'mx', names }, ttl };
   }
 
   lookupAddresses(host: string): Promise<AddressAnswer> {
     return this.addressAnswers.get(host, async () => {
-      const [v4, v6] = await Promise.allSettled([this.resolver.resolve4(host, { ttl: true }), this.resolver.resolve6(host, { ttl: true })]);
-      const records = [...(v4.status === 'fulfilled' ? v4.value : []), ...(v6.status === 'fulfilled' ? v6.value : [])];
-      if (records.length > 0) {
+      const cap = this.options.mxCacheSeconds;
+      const settled = await Promise.allSettled(
+        (['A', 'AAAA'] as const).map(async (type) => ({
+          type,
+          response: await queryDns(this.servers, host, type, this.options.timeoutMs),
+        })),
+      );
+      const responses = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+      const found = responses.flatMap(({ type, response }) =>
+        response.rcode === RCODE.NOERROR
+          ? response.answers.filter((record) => record.type === type && typeof record.data === 'string')
+          : [],
+      );
+      if (found.length > 0) {
+        const chain = responses.flatMap(({ response }) => response.answers.filter((record) => record.type === 'CNAME'));
         return {
-          value: { kind: 'ok', addresses: records.map((record) => record.address) },
-          ttl: Math.min(...records.map((record) => record.ttl)),
+          value: { kind: 'ok', addresses: found.map((record) => String(record.data)) },
+          ttl: positiveSeconds([...found, ...chain], cap),
         };
       }
-      const failed = [v4, v6].find((result) => result.status === 'rejected' && !isAbsent(result.reason));
-      if (failed !== undefined && failed.status === 'rejected') return { value: failure(failed.reason), ttl: 0 };
-      return { value: { kind: 'none' }, ttl: NEGATIVE_CACHE_SECONDS };
+      for (const result of settled) if (result.status === 'rejected') return { value: failure(result.reason), ttl: 0 };
+      for (const { response } of responses) {
+        const failed = rcodeFailure(response);
+        if (failed !== undefined) return { value: failed, ttl: 0 };
+      }
+      const negative = responses.map(({ response }) => negativeSeconds(response.authorities, cap));
+      return { value: { kind: 'none' }, ttl: Math.min(...negative) };
     });
   }
 }

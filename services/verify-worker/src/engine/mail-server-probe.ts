@@ -16,9 +16,12 @@
  * non-public address unless allowed.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isTransient, retryAfterSeconds } from '../checks/index.ts';
+import { classifySessionReply, isTransient, readRcptReply, retryAfterSeconds } from '../checks/index.ts';
+import { providerOf } from '../checks/provider.ts';
+import { refusesTheClient } from '../checks/refused-client.ts';
 import type { MailHost } from '../dns/resolver.ts';
 import { runSmtpSession, type SmtpReply, type SmtpSessionResult, type SmtpStage } from '../smtp/session.ts';
+import type { Egress, EgressPool } from './egress-pool.ts';
 import type { SessionLimiter } from './host-limiter.ts';
 
 /** RFC 5321 §4.5.3.1.8: a server must accept at least 100 recipients per transaction. */
@@ -69,6 +72,16 @@ export interface MailServerProbeDeps {
     socksProxy?: string;
   };
   tuning?: Partial<ProbeTuning>;
+  /**
+   * The ways out (egress-pool.ts); without it every session goes through `session.socksProxy`.
+   * `provider` is the MX hosts' provider, or null (the metrics' label).
+   */
+  egress?: {
+    pool: EgressPool;
+    onSession?: (egress: Egress, provider: string | null) => void;
+    /** A mail server refused this egress by name: `setAside` says whether it was set aside for the provider (or host). */
+    onBlock?: (egress: Egress, provider: string | null, setAside: boolean) => void;
+  };
   observeSession?: (result: SmtpSessionResult | undefined) => void;
   /** +1 when a session opens, -1 when it ends (the open-sessions gauge). */
   trackOpen?: (delta: 1 | -1) => void;
@@ -90,6 +103,17 @@ function failureOutcome(result: SmtpSessionResult, server: string): ProbeOutcome
 }
 
 const isTemporary = (outcome: ProbeOutcome) => outcome.kind === 'session' && isTransient(outcome.reply);
+
+/**
+ * The server refused the client by name (a blocklist, the client's address), at the session or
+ * at every RCPT alike: it says nothing of the mailboxes and everything of the egress used.
+ */
+function refusedTheEgress(result: SmtpSessionResult): boolean {
+  const turnedAway = result.failure?.reply;
+  if (turnedAway !== undefined && result.rcpt.length === 0)
+    return classifySessionReply(turnedAway) === 'blocked' && refusesTheClient(turnedAway);
+  return result.rcpt.length > 0 && result.rcpt.every(({ reply }) => readRcptReply(reply).class === 'blocked' && refusesTheClient(reply));
+}
 
 /** What a session taught about its server's limits. */
 function learn(limits: ServerLimits, result: SmtpSessionResult): void {
@@ -118,6 +142,8 @@ export async function probeMailServers(
     return outcomes;
   }
 
+  // Egresses are set aside per provider (one provider's servers share one blocklist policy), else per host.
+  const provider = providerOf(hosts.map((host) => host.name));
   let pending = [...recipients];
   let lastFailure: ProbeOutcome = { kind: 'no_connect' };
   const budget = Math.floor(RCPT_BUDGET_FACTOR * recipients.length);
@@ -135,12 +161,18 @@ export async function probeMailServers(
       if (left <= 0 || (sessions.get(address) ?? 0) >= MAX_SESSIONS_PER_SERVER) return undefined;
       const chunk = pending.slice(0, MAX_RCPT_PER_SESSION);
       sessions.set(address, (sessions.get(address) ?? 0) + 1);
+      const key = provider ?? name;
+      const egress = deps.egress?.pool.pick(key);
+      const socksProxy = egress === undefined ? deps.session.socksProxy : egress.proxy;
       let result: SmtpSessionResult | undefined;
       try {
         result = await holdSlotUntilClosed(deps.limiter, address, signal, (onClosed) => {
           deps.trackOpen?.(1);
+          if (egress !== undefined) deps.egress?.onSession?.(egress, provider);
+          const { socksProxy: _configured, ...session } = deps.session;
           return runSmtpSession({
-            ...deps.session,
+            ...session,
+            ...(socksProxy === undefined ? {} : { socksProxy }),
             host: address,
             servername: name,
             recipients: chunk,
@@ -160,6 +192,13 @@ export async function probeMailServers(
         throw error;
       } finally {
         deps.observeSession?.(result);
+      }
+      if (egress !== undefined && deps.egress !== undefined && refusedTheEgress(result)) {
+        const setAside = deps.egress.pool.setAside(egress, key);
+        deps.egress.onBlock?.(egress, provider, setAside);
+        // Another egress has another address: the same recipients go through it, while the deadline allows.
+        if (setAside && deps.egress.pool.hasAlternative(egress, key) && context.deadlineAt - Date.now() > tuning.minRetryTimeLeftMs)
+          continue;
       }
       answered.set(address, (answered.get(address) ?? 0) + result.rcptReplies);
       for (const { address: recipient, reply } of result.rcpt) outcomes.set(recipient, { kind: 'rcpt', reply, server: address });

@@ -5,7 +5,8 @@
  */
 import { REASON_POINTS, clampToBand, decide, isTransient, retryAfterSeconds, score, type AddressFacts } from '../checks/index.ts';
 import type { ParsedAddress } from '../checks/index.ts';
-import type { VerifyResult } from '@svc/contracts';
+import { providerOf } from '../checks/provider.ts';
+import type { Reason, VerifyResult } from '@svc/contracts';
 import type { MailHostsLookup } from '../dns/resolver.ts';
 import type { ProbeOutcome } from './mail-server-probe.ts';
 
@@ -18,7 +19,16 @@ export interface VerifyOutcome {
   retryAfterSeconds?: number;
 }
 
-const NOT_CHECKED = { domainExists: null, mx: null, smtp: null, catchAll: null, disposable: null, role: null, free: null } as const;
+const NOT_CHECKED = {
+  domainExists: null,
+  mx: null,
+  smtp: null,
+  catchAll: null,
+  disposable: null,
+  role: null,
+  free: null,
+  provider: null,
+} as const;
 
 export function invalidSyntaxOutcome(email: string): VerifyOutcome {
   return {
@@ -47,17 +57,29 @@ function mxNames(lookup: MailHostsLookup | undefined): string[] | null {
   return lookup.names ?? null;
 }
 
-function domainExists(lookup: MailHostsLookup | undefined): boolean | null {
+function domainExists(lookup: MailHostsLookup | undefined, resolverTrusted: boolean): boolean | null {
   if (lookup === undefined) return null;
+  // An untrusted resolver's "no such domain" is not knowledge.
+  if (!resolverTrusted && lookup.kind === 'nxdomain') return null;
   if (lookup.kind === 'nxdomain') return false;
   if (lookup.kind === 'temp_error' || lookup.kind === 'timeout') return lookup.names === undefined ? null : true;
   return true;
 }
 
-const TEMPORARY_SMTP = new Set<AddressFacts['smtp']>(['greylisted', 'temporary', 'timeout', 'no_connect', 'error']);
+const TEMPORARY_SMTP: ReadonlySet<AddressFacts['smtp']> = new Set<AddressFacts['smtp']>([
+  'greylisted',
+  'temporary',
+  'timeout',
+  'no_connect',
+  'error',
+  'unavailable',
+]);
 
-function isTemporary(facts: AddressFacts, deciding: ProbeOutcome | undefined): boolean {
-  if (facts.dns === 'temp_error' || facts.dns === 'timeout') return true;
+/** Verdicts the verifier gave because it could not see: worth another try once it can. */
+const BLIND: ReadonlySet<Reason> = new Set<Reason>(['dns_unavailable', 'smtp_unavailable']);
+
+function isTemporary(facts: AddressFacts, reason: Reason, deciding: ProbeOutcome | undefined): boolean {
+  if (facts.dns === 'temp_error' || facts.dns === 'timeout' || BLIND.has(reason)) return true;
   if (facts.dns !== 'ok') return false;
   if (TEMPORARY_SMTP.has(facts.smtp)) return true;
   // A 4xx that the table read otherwise (452 4.2.2 over quota) is temporary too.
@@ -74,6 +96,8 @@ export function probedOutcome(
 ): VerifyOutcome {
   const didYouMean = suggestedDomain === undefined ? undefined : `${parsed.local}@${suggestedDomain}`;
   const decision = decide(facts);
+  const trusted = facts.resolverTrusted !== false;
+  const mx = trusted || lookup === undefined || (lookup.kind !== 'nxdomain' && lookup.kind !== 'null_mx') ? mxNames(lookup) : null;
   const result: VerifyResult = {
     email: parsed.address,
     score: score(facts, decision, didYouMean !== undefined),
@@ -81,17 +105,18 @@ export function probedOutcome(
     reason: decision.reason,
     checks: {
       syntax: true,
-      domainExists: domainExists(lookup),
-      mx: mxNames(lookup),
+      domainExists: domainExists(lookup, trusted),
+      mx,
       smtp: decision.smtp,
       catchAll: facts.dns === 'ok' ? facts.catchAll : null,
       disposable: facts.disposable,
       role: facts.role,
       free: facts.free,
+      provider: lookup?.kind === 'implicit' ? null : providerOf(mx),
     },
     ...(didYouMean === undefined ? {} : { didYouMean }),
   };
-  const temporary = isTemporary(facts, deciding);
+  const temporary = isTemporary(facts, decision.reason, deciding);
   const asked = temporary && deciding !== undefined && 'reply' in deciding ? retryAfterSeconds(deciding.reply.text) : undefined;
   return { result, temporary, ...(asked === undefined ? {} : { retryAfterSeconds: asked }) };
 }

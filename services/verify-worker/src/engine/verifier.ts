@@ -6,7 +6,7 @@
  * entry can fail the batch: an entry whose processing throws is that entry's `unexpected_error`.
  */
 import { setMaxListeners } from 'node:events';
-import { dedupKey, type VerifyResult } from '@svc/contracts';
+import { dedupKey, type Reason, type VerifyResult } from '@svc/contracts';
 import { deadlineSignal } from '@svc/jobs';
 import {
   classifySessionReply,
@@ -38,9 +38,34 @@ export interface VerifierDeps {
   batchDeadlineMs: number;
   /** Seed of the controls' local parts (the envelope sender): stable across the workers of a deployment. */
   controlSeed: string;
-  /** Settled outcomes, keyed by a hash of the normalised address, holding no address (never timeouts or temporary states). */
-  cache?: { get(key: string): Promise<CachedOutcome | undefined>; set(key: string, value: CachedOutcome): Promise<void> };
+  /**
+   * Settled outcomes, keyed by a hash of the normalised address, holding no address (never
+   * timeouts or temporary states). `ttlSeconds`: a shorter life than the cache's own, for
+   * outcomes drawn from a negative DNS answer (its zone's negative TTL).
+   */
+  cache?: {
+    get(key: string): Promise<CachedOutcome | undefined>;
+    set(key: string, value: CachedOutcome, ttlSeconds?: number): Promise<void>;
+  };
+  /** Seconds the DNS answers behind a domain's verdict are still kept (0: not kept); default: as long as the cache keeps anything. */
+  dnsKeepSeconds?: (domain: string) => number;
+  /** Whether the verifier can see: resolver and egress health (health/). Absent: it always can. */
+  health?: VerifierHealth;
   onResult?: (result: VerifyResult) => void;
+}
+
+/** The verifier's view of its own blind spots. */
+export interface VerifierHealth {
+  /** The resolver's trust from a canary check begun at or after `since` (one shared by concurrent askers). */
+  resolverTrustedSince(since: number): Promise<boolean>;
+  /** The resolver's trust now (the latest check, waiting for the first). */
+  resolverTrusted(): Promise<boolean>;
+  /** Whether port 25 can be reached (the latest egress check, waiting for the first). */
+  egressOpen(): Promise<boolean>;
+  /** Whether port 25 can be reached, from an egress check begun at or after `since` (shared by concurrent askers). */
+  egressOpenSince(since: number): Promise<boolean>;
+  /** The latest verdicts without waiting, for a batch whose deadline came first: unknown trust is no trust, an unknown egress is open. */
+  latest(): { resolverTrusted: boolean; egressOpen: boolean };
 }
 
 export interface VerifyOptions {
@@ -49,7 +74,7 @@ export interface VerifyOptions {
 }
 
 /** Outcomes worth remembering: they will not change on the next try. */
-const SETTLED = new Set([
+const SETTLED: ReadonlySet<Reason> = new Set<Reason>([
   'accepted_email',
   'rejected_email',
   'mailbox_disabled',
@@ -60,6 +85,15 @@ const SETTLED = new Set([
 ]);
 /** Time kept back from the deadline to assemble and send the answer. */
 const ANSWER_MARGIN_MS = 250;
+
+/** Lookups whose verdict hangs on the resolver telling the truth: negative answers and failures. */
+const DNS_DECIDES: ReadonlySet<MailHostsLookup['kind']> = new Set<MailHostsLookup['kind']>([
+  'nxdomain',
+  'null_mx',
+  'no_mail_host',
+  'temp_error',
+  'timeout',
+]);
 
 const probed = (lookup: MailHostsLookup | undefined): lookup is { kind: 'mx' | 'implicit'; names: string[]; hosts: MailHost[] } =>
   lookup?.kind === 'mx' || lookup?.kind === 'implicit';
@@ -116,6 +150,13 @@ export class Verifier {
 
     const domains = [...new Set([...toProbe.values()].map((parsed) => parsed.domain))];
     const lookups = new Map<string, MailHostsLookup>();
+    const lookedUpAt = Date.now();
+    const health = this.deps.health;
+    // Port 25's state is needed before any session; asked while DNS answers come.
+    const egressOpen =
+      domains.length === 0 || health === undefined
+        ? Promise.resolve(true)
+        : Promise.race([health.egressOpen(), aborted(signal).then(() => health.latest().egressOpen)]);
     const looking = Promise.all(
       domains.map(async (domain) => {
         const lookup = await Promise.race([
@@ -129,9 +170,24 @@ export class Verifier {
     // once per domain, while the DNS queries are in flight rather than after the last reply.
     const suggestions = new Map(domains.map((domain) => [domain, suggestDomain(domain)]));
     await looking;
+    // A negative answer or a failure is believed only from a resolver whose canaries resolved in
+    // a check begun after the question was asked: a resolver that starts lying is caught by the
+    // first batch it lies to, not up to a minute later.
+    const resolverTrusted =
+      health === undefined
+        ? true
+        : [...lookups.values()].some((lookup) => DNS_DECIDES.has(lookup.kind)) || lookups.size < domains.length
+          ? await Promise.race([health.resolverTrustedSince(lookedUpAt), aborted(signal).then(() => health.latest().resolverTrusted)])
+          : await Promise.race([health.resolverTrusted(), aborted(signal).then(() => health.latest().resolverTrusted)]);
+    let canProbe = await egressOpen;
 
     const controls = new Map<string, string>();
-    const outcomes = await this.probe(toProbe, lookups, controls, signal, deadlineAt);
+    const probedAt = Date.now();
+    const outcomes = canProbe ? await this.probe(toProbe, lookups, controls, signal, deadlineAt) : new Map<string, ProbeOutcome>();
+    // No mail server at all could be reached: port 25 may have closed since the last check. A
+    // check begun now tells a blocked egress (smtp_unavailable) from servers that are down.
+    if (canProbe && health !== undefined && !signal.aborted && outcomes.size > 0 && [...outcomes.values()].every(unreached))
+      canProbe = await Promise.race([health.egressOpenSince(probedAt), aborted(signal).then(() => health.latest().egressOpen)]);
     const findings = new Map<string, DomainFindings>();
     // Written side by side once every address is decided: one Redis round trip each, in parallel.
     const cacheWrites: Array<Promise<void>> = [];
@@ -145,18 +201,32 @@ export class Verifier {
           findings,
           signal,
           suggestions.get(parsed.domain),
+          { resolverTrusted, canProbe },
         );
         settled.set(key, outcome);
         this.deps.onResult?.(outcome.result);
         const cache = this.deps.cache;
-        if (cache !== undefined && SETTLED.has(outcome.result.reason))
-          cacheWrites.push(cache.set(outcomeCacheKey(parsed.address), toCachedOutcome(outcome.result)).catch(() => undefined));
+        const seconds = this.keepSeconds(outcome.result.reason, parsed.domain, resolverTrusted, canProbe);
+        if (cache !== undefined && seconds !== 0)
+          cacheWrites.push(cache.set(outcomeCacheKey(parsed.address), toCachedOutcome(outcome.result), seconds).catch(() => undefined));
       } catch {
         settled.set(key, unexpectedErrorOutcome(parsed.address, true));
       }
     }
     await Promise.all(cacheWrites);
     return settled;
+  }
+
+  /**
+   * How long an outcome may be cached: 0 for one that may change (not settled), for anything
+   * learnt from an untrusted resolver, and for what port 25 could not be asked; a verdict drawn
+   * from a negative DNS answer no longer than that answer is kept (its SOA minimum, at most 15
+   * minutes); undefined for the cache's own lifetime.
+   */
+  private keepSeconds(reason: Reason, domain: string, resolverTrusted: boolean, canProbe: boolean): number | undefined {
+    if (!SETTLED.has(reason) || !resolverTrusted) return 0;
+    if (reason === 'invalid_domain') return this.deps.dnsKeepSeconds?.(domain);
+    return canProbe ? undefined : 0;
   }
 
   private async readCache(toProbe: Map<string, ParsedAddress>, settled: Map<string, VerifyOutcome>): Promise<void> {
@@ -219,12 +289,14 @@ export class Verifier {
     findings: Map<string, DomainFindings>,
     signal: AbortSignal,
     suggestedDomain: string | undefined,
+    sight: { resolverTrusted: boolean; canProbe: boolean },
   ): VerifyOutcome {
     const dns = dnsOutcome(lookup);
     const outcome = outcomes.get(parsed.address);
     let smtp: SmtpOutcome = 'not_probed';
     let catchAll: boolean | null = null;
-    if (dns === 'ok') {
+    if (dns === 'ok' && !sight.canProbe) smtp = 'unavailable';
+    else if (dns === 'ok') {
       const domainFindings = findings.get(parsed.domain) ?? weighDomain(parsed.domain, controls, outcomes);
       findings.set(parsed.domain, domainFindings);
       smtp = smtpOutcome(outcome, domainFindings.mailboxes.get(parsed.address)?.class, signal);
@@ -238,10 +310,14 @@ export class Verifier {
       dns,
       smtp,
       catchAll,
+      resolverTrusted: sight.resolverTrusted,
     };
     return probedOutcome(parsed, facts, lookup, outcome, suggestedDomain);
   }
 }
+
+/** A probe that reached no mail server. */
+const unreached = (outcome: ProbeOutcome): boolean => outcome.kind === 'no_connect' || outcome.kind === 'timeout';
 
 /** `postmaster@` of a domain: a mailbox RFC 5321 §4.5.1 requires, asked beside the control as a known one. */
 const postmasterOf = (domain: string): string => `postmaster@${domain}`;

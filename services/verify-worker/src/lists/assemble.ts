@@ -37,6 +37,7 @@ export function createListProcessor(parts: ListWorkParts): ListProcessor {
     config,
     ...(parts.registry === undefined ? {} : { registry: parts.registry }),
     ...(parts.redis === undefined ? {} : { redis: parts.redis }),
+    ...(parts.logger === undefined ? {} : { logger: parts.logger }),
     limiter: gatedByList(parts.limiter, async (listId) => {
       const record = await parts.store.get(listId);
       return record !== undefined && !isEnded(record.status);

@@ -16,6 +16,7 @@ const result: VerifyResult = {
     disposable: false,
     role: false,
     free: false,
+    provider: null,
   },
   didYouMean: 'ann.private@gmail.com',
 };

@@ -46,6 +46,21 @@ describe('verdict rules', () => {
     expect(decide({ ...base, ...facts })).toMatchObject({ verdict, reason });
   });
 
+  // The verifier's own blind spots: an untrusted resolver declares nothing dead, a closed port 25 decides nothing.
+  it.each<[Partial<AddressFacts>, string, string]>([
+    [{ dns: 'nxdomain', smtp: 'not_probed', resolverTrusted: false }, 'risky', 'dns_unavailable'],
+    [{ dns: 'null_mx', smtp: 'not_probed', resolverTrusted: false }, 'risky', 'dns_unavailable'],
+    [{ dns: 'no_mail_host', smtp: 'not_probed', resolverTrusted: false }, 'risky', 'dns_unavailable'],
+    [{ dns: 'timeout', smtp: 'not_probed', resolverTrusted: false }, 'risky', 'dns_unavailable'],
+    [{ dns: 'temp_error', smtp: 'not_probed', resolverTrusted: false }, 'risky', 'dns_unavailable'],
+    [{ dns: 'nxdomain', smtp: 'not_probed', resolverTrusted: true }, 'undeliverable', 'invalid_domain'],
+    [{ resolverTrusted: false }, 'deliverable', 'accepted_email'],
+    [{ smtp: 'unavailable' }, 'risky', 'smtp_unavailable'],
+    [{ smtp: 'unavailable', disposable: true }, 'risky', 'disposable'],
+  ])('%j → %s / %s', (facts, verdict, reason) => {
+    expect(decide({ ...base, ...facts })).toMatchObject({ verdict, reason });
+  });
+
   it('reports what SMTP said, and null where no server was asked', () => {
     expect(decide(base).smtp).toBe('accepted');
     expect(decide({ ...base, smtp: 'disabled' }).smtp).toBe('rejected');
@@ -56,6 +71,7 @@ describe('verdict rules', () => {
     expect(decide({ ...base, dns: 'temp_error', smtp: 'not_probed' }).smtp).toBeNull();
     expect(decide({ ...base, smtp: 'no_target' }).smtp).toBeNull();
     expect(decide({ ...base, smtp: 'needs_smtputf8' }).smtp).toBeNull();
+    expect(decide({ ...base, smtp: 'unavailable' }).smtp).toBeNull();
   });
 });
 
@@ -77,6 +93,7 @@ describe('score', () => {
     'not_this_host',
     'not_probed',
     'needs_smtputf8',
+    'unavailable',
     'error',
   ];
   const all: Array<{ verdict: string; reason: string; score: number }> = [];
@@ -86,11 +103,12 @@ describe('score', () => {
         for (const disposable of [true, false])
           for (const role of [true, false])
             for (const catchAll of [true, false, null])
-              for (const typo of [true, false]) {
-                const facts: AddressFacts = { syntaxOk, dns: d, smtp: s, disposable, role, free: false, catchAll };
-                const decision = decide(facts);
-                all.push({ ...decision, score: score(facts, decision, typo) });
-              }
+              for (const typo of [true, false])
+                for (const resolverTrusted of [true, false]) {
+                  const facts: AddressFacts = { syntaxOk, dns: d, smtp: s, disposable, role, free: false, catchAll, resolverTrusted };
+                  const decision = decide(facts);
+                  all.push({ ...decision, score: score(facts, decision, typo) });
+                }
 
   it('orders the verdicts: deliverable > risky > undeliverable, undeliverable within 0..10', () => {
     const scores = (verdict: string) => all.filter((entry) => entry.verdict === verdict).map((entry) => entry.score);

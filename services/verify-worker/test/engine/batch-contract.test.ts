@@ -88,7 +88,17 @@ describe('any string is a result', () => {
         score: 0,
         verdict: 'undeliverable',
         reason: 'invalid_syntax',
-        checks: { syntax: false, domainExists: null, mx: null, smtp: null, catchAll: null, disposable: null, role: null, free: null },
+        checks: {
+          syntax: false,
+          domainExists: null,
+          mx: null,
+          smtp: null,
+          catchAll: null,
+          disposable: null,
+          role: null,
+          free: null,
+          provider: null,
+        },
       });
       expect(verifyResultSchema.safeParse(result).success).toBe(true);
     }
@@ -112,6 +122,7 @@ describe('any string is a result', () => {
       disposable: null,
       role: null,
       free: null,
+      provider: null,
     });
   });
 });
@@ -128,6 +139,7 @@ describe('a check not made is null', () => {
       disposable: false,
       role: false,
       free: false,
+      provider: null,
     });
     expect(unknownDomain?.checks).toEqual({
       syntax: true,
@@ -138,6 +150,7 @@ describe('a check not made is null', () => {
       disposable: false,
       role: false,
       free: false,
+      provider: null,
     });
   });
 });

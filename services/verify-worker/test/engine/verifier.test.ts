@@ -98,6 +98,7 @@ describe('verifier in the scripted mail world', () => {
       disposable: false,
       role: false,
       free: false,
+      provider: null,
     });
     expect(alice.score).toBeGreaterThanOrEqual(80);
     expect(byEmail(results).get('anyone@catchall.test')!.checks.catchAll).toBe(true);

@@ -35,7 +35,7 @@ export function useWorld(zone: Zone, servers: Record<string, SmtpServerScript>):
   const verifier = (env: Record<string, string> = {}, tuning: Partial<ProbeTuning> = FAST_TUNING) =>
     createVerifier({
       config: loadConfig({
-        VERIFY_DNS_SERVERS: state.dns?.address ?? '',
+        ...state.dns?.canaryEnv,
         VERIFY_SMTP_PORT: String(state.port),
         VERIFY_ALLOW_PRIVATE_MX: 'true',
         VERIFY_HELO_NAME: 'probe.rig.test',
