@@ -69,7 +69,7 @@ async function startRig(): Promise<Record<string, string>> {
     // One RCPT at a time, 150 ms each: a list of these is still running when it is read.
     await startSmtpServer({ host: '127.0.0.63', port, users: [], pipelining: false, replyDelayMs: 150 }),
   );
-  return { VERIFY_DNS_SERVERS: dns.address, VERIFY_SMTP_PORT: String(port), VERIFY_ALLOW_PRIVATE_MX: 'true' };
+  return { ...dns.canaryEnv, VERIFY_DNS_SERVERS: dns.address, VERIFY_SMTP_PORT: String(port), VERIFY_ALLOW_PRIVATE_MX: 'true' };
 }
 
 function recordError(operationId: string, body: unknown): void {
