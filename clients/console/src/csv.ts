@@ -127,8 +127,9 @@ export function filterResults(csv: string, verdict: string): string {
   const parsed = Papa.parse<string[]>(csv.replace(/^\ufeff/, ''), { skipEmptyLines: 'greedy' });
   const [header, ...rows] = parsed.data;
   if (header === undefined) return csv;
-  // The service appends verdict, score, reason and did_you_mean: the verdict is the fourth from the end.
-  const at = header.length - 4;
+  // The service appends its result columns after the uploaded ones, `verdict` first: the last
+  // column of that name is the service's, whatever the upload had and whatever follows it.
+  const at = header.lastIndexOf('verdict');
   const kept = rows.filter((row) => row[at] === verdict);
   return (bom ? '\ufeff' : '') + Papa.unparse([header, ...kept], { delimiter: parsed.meta.delimiter, newline: '\r\n' }) + '\r\n';
 }
