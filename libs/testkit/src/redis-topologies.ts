@@ -125,15 +125,19 @@ export interface RedisClusterRig {
 
 export interface ClusterOptions {
   primaries?: number;
+  /** Replicas per primary: 1 (default) or 0, for a benchmark that measures the primaries' work alone. */
+  replicas?: 0 | 1;
   /** cluster-node-timeout: how long a node may not answer before it counts as failed. */
   nodeTimeoutMs?: number;
 }
 
-/** A Redis Cluster of `primaries` primaries with one replica each (default 3 + 3). */
+/** A Redis Cluster of `primaries` primaries with `replicas` replica each (default 3 + 3). */
 export async function startRedisCluster(options: ClusterOptions = {}): Promise<RedisClusterRig> {
   requireBinary('redis-server', INSTALL);
   requireBinary('redis-cli', INSTALL);
-  const count = (options.primaries ?? 3) * 2;
+  const primaries = options.primaries ?? 3;
+  const replicas = options.replicas ?? 1;
+  const count = primaries * (1 + replicas);
   const dir = temporaryDir('cluster');
   const nodes: RedisServerNode[] = [];
   const close = async () => {
@@ -163,13 +167,13 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
       await waitUntil(() => answers(node.port, ['PING'], (reply) => reply === 'PONG'), 10_000, `redis-server on ${node.port}`);
     const created = spawnSync(
       'redis-cli',
-      ['--cluster', 'create', ...nodes.map((node) => `${HOST}:${node.port}`), '--cluster-replicas', '1', '--cluster-yes'],
+      ['--cluster', 'create', ...nodes.map((node) => `${HOST}:${node.port}`), '--cluster-replicas', String(replicas), '--cluster-yes'],
       { encoding: 'utf8', timeout: 60_000 },
     );
     if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
     const ok = (port: number) => answers(port, ['CLUSTER', 'INFO'], (reply) => String(reply).includes('cluster_state:ok'));
     for (const node of nodes) await waitUntil(() => ok(node.port), 20_000, `cluster state ok on ${node.port}`);
-    await waitUntil(async () => (await replicasInSync(nodes)) === count / 2, 20_000, 'every replica in sync');
+    await waitUntil(async () => (await replicasInSync(nodes)) === primaries * replicas, 20_000, 'every replica in sync');
   } catch (error) {
     await close();
     throw error;
@@ -200,7 +204,7 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
       if (port === undefined || port === old.port) return false;
       return answers(port, ['CLUSTER', 'INFO'], (reply) => String(reply).includes('cluster_state:ok'));
     },
-    inSync: async () => (await replicasInSync(nodes)) === count / 2,
+    inSync: async () => (await replicasInSync(nodes)) === primaries * replicas,
     close,
   };
 }
