@@ -73,21 +73,8 @@ const TOPOLOGIES = [
   },
 ] as const;
 const TOPOLOGY_VARIABLES = ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'];
-/**
- * The contract's Redis settings ("Configuration of the service"): the configuration schema of the
- * Redis connection factory reads them; the deployments set them whether or not this build's
- * schema lists them yet.
- */
-const REDIS_CONTRACT_NAMES = [
-  'REDIS_CLUSTER_NODES',
-  'REDIS_SENTINELS',
-  'REDIS_SENTINEL_MASTER',
-  'REDIS_USERNAME',
-  'REDIS_PASSWORD',
-  'REDIS_TLS',
-  'REDIS_COMMAND_TIMEOUT_MS',
-];
-const KNOWN_ENV_NAMES = new Set([...CONFIG_ENV_NAMES, ...REDIS_CONTRACT_NAMES]);
+/** Every variable a deployment sets must be one the configuration schema reads. */
+const KNOWN_ENV_NAMES = new Set(CONFIG_ENV_NAMES);
 
 /** What our processes export, read from the code itself: the gateway's, the workers' and the verifier's registries. */
 function exportedByUs(): string[] {
