@@ -1,7 +1,7 @@
 /**
  * How a bad verify request is told to its caller: the batch body (`invalid_request`, or
  * `too_many_emails` over the limit) and the single-verify parameter (`invalid_parameter`).
- * The REST routes validate with these and the tools parse their arguments with them.
+ * The verify operations (operations/verify-*.ts) refuse their input with these, through both doors.
  */
 import { ApiError, MAX_BATCH, invalidParameter } from '@svc/contracts';
 import type { z } from 'zod';

@@ -1,29 +1,21 @@
 /**
  * The email-verify tool server: the batch and single verify operations as tools. Arguments are
- * the REST body and query as JSON, validated and mapped to errors by the REST routes' own code,
- * and the structured results are the REST bodies, so both doors answer alike.
+ * the REST body and query as JSON; the operations (operations/verify-*.ts) validate them and
+ * answer the REST bodies, which are the structured results, so both doors answer alike.
  */
-import {
-  MAX_BATCH,
-  OPERATIONS,
-  formatUsd,
-  VERIFY_JOB,
-  batchRequestSchema,
-  batchResponseSchema,
-  buildBatchResponse,
-  publicResult,
-  publicResults,
-  singleVerifyQuerySchema,
-  verifyResultSchema,
-  type OperationId,
-} from '@svc/contracts';
+import { MAX_BATCH, OPERATIONS, formatUsd, batchResponseSchema, verifyResultSchema, type OperationId } from '@svc/contracts';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { batchBodyError, singleQueryError } from '../errors/verify-input.ts';
-import { advertisedInput, parseArguments } from './advertised-schema.ts';
-import { runTool, textContent, type ToolContext } from './tool-result.ts';
+import { verifyBatch } from '../operations/verify-batch.ts';
+import { verifySingle } from '../operations/verify-single.ts';
+import { advertisedInput } from './advertised-schema.ts';
+import { operationTool } from './operation-tool.ts';
+import { textContent, type ToolContext, type ToolOutput } from './tool-result.ts';
 
-const BATCH_INPUT = advertisedInput(batchRequestSchema);
-const SINGLE_INPUT = advertisedInput(singleVerifyQuerySchema);
+const BATCH_INPUT = advertisedInput(verifyBatch.input.advertised);
+const SINGLE_INPUT = advertisedInput(verifySingle.input.advertised);
+
+/** A verify answer as the tool gives it: the REST body, structured and as JSON text. */
+const asJson = (body: Record<string, unknown>): ToolOutput => ({ structured: body, content: [textContent(JSON.stringify(body))] });
 
 const WHAT_IS_CHECKED =
   'Checks syntax, the domain and its mail servers (MX), asks the mail server whether the mailbox exists (SMTP, nothing is sent), ' +
@@ -54,13 +46,7 @@ export function registerVerifyTools(server: McpServer, context: ToolContext): vo
       outputSchema: batchResponseSchema,
       annotations: { title: batchTitle, ...ANNOTATIONS },
     },
-    (args) =>
-      runTool(context, 'email-verify.batch', async () => {
-        const { emails } = parseArguments(batchRequestSchema, args, batchBodyError);
-        const job = await context.runner.run('email-verify.batch', VERIFY_JOB, { emails }, context.call);
-        const body = buildBatchResponse(publicResults(emails, job));
-        return { structured: body, content: [textContent(JSON.stringify(body))] };
-      }),
+    operationTool(context, verifyBatch, asJson),
   );
 
   const singleTitle = 'Verify one email address';
@@ -76,12 +62,6 @@ export function registerVerifyTools(server: McpServer, context: ToolContext): vo
       outputSchema: verifyResultSchema,
       annotations: { title: singleTitle, ...ANNOTATIONS },
     },
-    (args) =>
-      runTool(context, 'email-verify.single', async () => {
-        const { email } = parseArguments(singleVerifyQuerySchema, args, singleQueryError);
-        const job = await context.runner.run('email-verify.single', VERIFY_JOB, { emails: [email] }, context.call);
-        const result = publicResult(email, job);
-        return { structured: result, content: [textContent(JSON.stringify(result))] };
-      }),
+    operationTool(context, verifySingle, asJson),
   );
 }

@@ -1,14 +1,8 @@
-import {
-  MAX_BATCH,
-  VERIFY_JOB,
-  batchRequestSchema,
-  batchResponseSchema,
-  buildBatchResponse,
-  publicResult,
-  publicResults,
-  singleVerifyQuerySchema,
-  verifyResultSchema,
-} from '@svc/contracts';
+/**
+ * The verify operations' REST door: the batch takes its input as the JSON body, the single
+ * address as the query string; each answers the operation's answer as JSON.
+ */
+import { MAX_BATCH, batchResponseSchema, verifyResultSchema } from '@svc/contracts';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import {
   BATCH_BODY_ERRORS,
@@ -17,9 +11,11 @@ import {
   SINGLE_QUERY_ERRORS,
   SINGLE_RESPONSE_EXAMPLE,
 } from '../openapi-examples.ts';
-import { batchBodyError, singleQueryError } from '../errors/verify-input.ts';
 import { bodyErrors, json, meteredResponses } from '../openapi-schemas.ts';
 import { callOf, type JobRunner } from '../operation.ts';
+import { perform } from '../operations/operation.ts';
+import { verifyBatch } from '../operations/verify-batch.ts';
+import { verifySingle } from '../operations/verify-single.ts';
 import { validated } from '../plugins/validation.ts';
 import { BEARER_SECURITY } from './guards.ts';
 
@@ -32,7 +28,7 @@ export const verifyRoutes: FastifyPluginCallbackZod<{ runner: JobRunner }> = (ap
   app.post(
     '/v1/email-verify/verify/batch',
     {
-      config: { operation: 'email-verify.batch', auth: 'key' },
+      config: { operation: verifyBatch.id, auth: 'key' },
       schema: {
         operationId: 'verifyEmailBatch',
         tags: ['email-verify'],
@@ -43,7 +39,7 @@ export const verifyRoutes: FastifyPluginCallbackZod<{ runner: JobRunner }> = (ap
           `error. ${VERDICTS_IN_SHORT} The batch answers within its deadline (30 s by default); addresses still open then are ` +
           '`risky`/`timeout`. One price per call whatever the count.',
         security: BEARER_SECURITY,
-        body: validated(batchRequestSchema.meta({ examples: [BATCH_REQUEST_EXAMPLE] }), batchBodyError),
+        body: validated(verifyBatch.input.rest.meta({ examples: [BATCH_REQUEST_EXAMPLE] }), verifyBatch.input.invalid),
         response: {
           ...meteredResponses(
             {
@@ -60,10 +56,8 @@ export const verifyRoutes: FastifyPluginCallbackZod<{ runner: JobRunner }> = (ap
       },
     },
     async (request, reply) => {
-      const { emails } = request.body;
-      const job = await options.runner.run('email-verify.batch', VERIFY_JOB, { emails }, callOf(request));
-      const body = buildBatchResponse(publicResults(emails, job));
-      await app.charge(request, reply, 'email-verify.batch');
+      const body = await perform(verifyBatch, options.runner, request.body, callOf(request));
+      await app.charge(request, reply, verifyBatch.id);
       return body;
     },
   );
@@ -71,14 +65,14 @@ export const verifyRoutes: FastifyPluginCallbackZod<{ runner: JobRunner }> = (ap
   app.get(
     '/v1/email-verify/verify',
     {
-      config: { operation: 'email-verify.single', auth: 'key' },
+      config: { operation: verifySingle.id, auth: 'key' },
       schema: {
         operationId: 'verifyEmail',
         tags: ['email-verify'],
         summary: 'Verify one email address',
         description: `Verifies one address and answers one result of the batch shape. ${VERDICTS_IN_SHORT}`,
         security: BEARER_SECURITY,
-        querystring: validated(singleVerifyQuerySchema, singleQueryError),
+        querystring: validated(verifySingle.input.rest, verifySingle.input.invalid),
         response: meteredResponses(
           { description: 'The result for the address.', content: json(verifyResultSchema, SINGLE_RESPONSE_EXAMPLE) },
           {
@@ -89,10 +83,8 @@ export const verifyRoutes: FastifyPluginCallbackZod<{ runner: JobRunner }> = (ap
       },
     },
     async (request, reply) => {
-      const { email } = request.query;
-      const job = await options.runner.run('email-verify.single', VERIFY_JOB, { emails: [email] }, callOf(request));
-      const result = publicResult(email, job);
-      await app.charge(request, reply, 'email-verify.single');
+      const result = await perform(verifySingle, options.runner, request.query, callOf(request));
+      await app.charge(request, reply, verifySingle.id);
       return result;
     },
   );
