@@ -1,6 +1,6 @@
 /**
  * List verification's contract (docs/lists.md): limits, the list object
- * and its statuses, the request shapes, and how a list is priced.
+ * and its statuses, the request shapes, and the size of a billing unit (@svc/metering prices it).
  */
 import { z } from 'zod';
 import { MAX_BATCH, summarySchema, verifyResultSchema } from './verify.ts';
@@ -18,9 +18,6 @@ export const ENDED_STATUSES: readonly ListStatus[] = ['completed', 'cancelled', 
 export const isEnded = (status: ListStatus): boolean => ENDED_STATUSES.includes(status);
 
 export const LIST_ID = /^lst_[0-9a-f]{24}$/;
-
-/** Units billed for this many processed distinct addresses. */
-export const listUnits = (processedDistinct: number): number => Math.ceil(processedDistinct / LIST_UNIT_SIZE);
 
 /**
  * The key under which duplicates of a list are counted and probed once: trimmed, domain in lower
