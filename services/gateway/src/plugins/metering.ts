@@ -43,7 +43,8 @@ export interface MeteringOptions {
   metrics: GatewayMetrics;
 }
 
-export function outcomeOf(status: number): CallOutcome {
+/** The `outcome` label of a metered call answered with `status` (the calls counter's). */
+export function callOutcome(status: number): CallOutcome {
   if (status < 400) return 'success';
   if (status === 401) return 'unauthorized';
   if (status === 429) return 'rate_limited';
@@ -118,7 +119,7 @@ function meteringPlugin(app: FastifyInstance, options: MeteringOptions, done: (e
 
   app.addHook('onResponse', (request, reply, next) => {
     if (request.operation !== undefined) {
-      const labels = { operation: request.operation, outcome: outcomeOf(reply.statusCode) };
+      const labels = { operation: request.operation, outcome: callOutcome(reply.statusCode) };
       metrics.calls.inc(labels);
       metrics.callDuration.observe(labels, (performance.now() - request.startedAt) / 1_000);
     }
