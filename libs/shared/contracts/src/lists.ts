@@ -17,7 +17,10 @@ export type ListStatus = (typeof LIST_STATUSES)[number];
 export const ENDED_STATUSES: readonly ListStatus[] = ['completed', 'cancelled', 'failed'];
 export const isEnded = (status: ListStatus): boolean => ENDED_STATUSES.includes(status);
 
+/** A list id: `lst_` and 24 hex digits. */
 export const LIST_ID = /^lst_[0-9a-f]{24}$/;
+/** LIST_ID without its anchors, to build the patterns that contain an id (a cursor, a Location, a Redis key). */
+export const LIST_ID_PATTERN = LIST_ID.source.slice(1, -1);
 
 /**
  * The key under which duplicates of a list are counted and probed once: trimmed, domain in lower

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { ApiError, invalidParameter, isEnded, type ListObject, type OperationId } from '@svc/contracts';
+import { ApiError, LIST_ID, invalidParameter, isEnded, type ListObject, type OperationId } from '@svc/contracts';
 import { unavailableError } from '@svc/jobs';
 import {
   LIST_QUEUE,
@@ -152,7 +152,7 @@ export class ListService {
 
   /** The key's list, or not_found (another key's list included). */
   async get(keyId: string, listId: string): Promise<ListRecord> {
-    const record = /^lst_[0-9a-f]{24}$/.test(listId) ? await backend(() => this.deps.store.get(listId)) : undefined;
+    const record = LIST_ID.test(listId) ? await backend(() => this.deps.store.get(listId)) : undefined;
     if (record === undefined || record.keyId !== keyId) throw new ApiError('not_found', `No list ${listId} for this key.`);
     return record;
   }
