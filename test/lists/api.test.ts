@@ -7,6 +7,7 @@
  */
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIST_ID } from '@svc/contracts';
 import { WORK_CHUNK_SIZE } from '@svc/lists';
 import { call, type Mode, postBatch } from '../support/servers.ts';
 import {
@@ -60,7 +61,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     const list = created.json() as ListObjectBody;
     expect(created.headers.get('location')).toBe(`/v1/email-verify/lists/${list.id}`);
     expect(list).toMatchObject({ name: 'crm export', count: 7, distinct: 5, costUsd: '0', completedAt: null });
-    expect(list.id).toMatch(/^lst_[0-9a-f]{24}$/);
+    expect(list.id).toMatch(LIST_ID);
     expect(['queued', 'running']).toContain(list.status);
 
     const done = await waitForStatus(server, key, list.id, ['completed']);

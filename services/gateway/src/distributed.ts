@@ -4,12 +4,12 @@ import { QR_JOB, VERIFY_JOB } from '@svc/contracts';
 import { BullTransport, queueConnection } from '@svc/jobs/bullmq';
 import { BullListQueue } from '@svc/lists/bullmq';
 import { RedisListStore } from '@svc/lists/redis';
+import { RedisMeter } from '@svc/metering';
 import { createGatewayMetrics, createLogger, createRegistry } from '@svc/telemetry';
 import { buildGateway, type GatewayApp } from './app.ts';
 import { RedisCancellationRelay } from './mcp/cancellation-relay.ts';
 import { serve } from './server.ts';
 import { RedisKeyStore } from './stores/redis-key-store.ts';
-import { RedisMeter } from './stores/redis-meter.ts';
 
 export interface DistributedGateway {
   gateway: GatewayApp;

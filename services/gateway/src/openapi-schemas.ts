@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import {
   ERROR_STATUS,
   LIST_BODY_LIMIT_BYTES,
+  LIST_ID_PATTERN,
   OPERATION_IDS,
   batchResponseSchema,
   checksSchema,
@@ -154,7 +155,7 @@ export const RESPONSE_HEADERS = {
   },
   Location: {
     description: 'Where the new list is: `/v1/email-verify/lists/{id}`. On 202.',
-    schema: { type: 'string', pattern: '^/v1/email-verify/lists/lst_[0-9a-f]{24}$' },
+    schema: { type: 'string', pattern: `^/v1/email-verify/lists/${LIST_ID_PATTERN}$` },
     example: '/v1/email-verify/lists/lst_5f0c3a9d8e7b6a5f4e3d2c1b',
   },
   'X-List-Status': {

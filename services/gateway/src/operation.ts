@@ -20,7 +20,8 @@ export interface JobRunner {
   run<P, R>(operation: OperationId, kind: JobKind<P, R>, payload: P, call: CallContext): Promise<R>;
 }
 
-function outcomeOf(error: unknown): string {
+/** The `outcome` label of a job wait that ended in `error` (the job-wait histogram's, not a call's). */
+function jobWaitOutcome(error: unknown): string {
   if (error instanceof CallerGoneError) return 'client_gone';
   const code = isApiError(error) ? error.code : 'internal_error';
   return code === 'timeout' ? 'timeout' : code === 'service_unavailable' ? 'unavailable' : 'failed';
@@ -40,7 +41,7 @@ export function createJobRunner(transport: JobTransport, deadlines: Record<Opera
         observe('completed');
         return result;
       } catch (error) {
-        const outcome = outcomeOf(error);
+        const outcome = jobWaitOutcome(error);
         observe(outcome);
         if (outcome === 'timeout') metrics.jobsTimedOut.inc({ queue: kind.name });
         throw error;

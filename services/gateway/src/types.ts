@@ -3,7 +3,7 @@ import type { OperationId } from '@svc/contracts';
 import type { JobTransport } from '@svc/jobs';
 import type { GatewayMetrics, Logger } from '@svc/telemetry';
 import type { KeyStore, ApiKeyRecord } from './stores/key-store.ts';
-import type { Meter } from './stores/meter.ts';
+import type { Meter } from '@svc/metering';
 import type { Redis } from '@svc/jobs/redis';
 import type { ListQueue, ListStore } from '@svc/lists';
 import type { CancellationRelay } from './mcp/cancellation-relay.ts';

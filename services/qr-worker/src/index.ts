@@ -3,8 +3,7 @@ import { registerHandler } from '@svc/jobs';
 import { renderQr } from './render.ts';
 
 export { renderQr } from './render.ts';
-export { encode, type ModuleMatrix } from './encode.ts';
-export { encodeText, type QrSymbol } from './encoder/index.ts';
+export { encodeText, type ModuleMatrix, type QrSymbol } from './encoder/index.ts';
 export { renderSvg } from './svg.ts';
 export { renderPng } from './png.ts';
 export { matrixBody } from './matrix.ts';

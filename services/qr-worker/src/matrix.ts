@@ -1,5 +1,5 @@
 /** The JSON form: `size` rows of `size` numbers, 1 = dark, quiet zone excluded (docs/api.md, "SVG and JSON"). */
-import type { ModuleMatrix } from './encode.ts';
+import type { ModuleMatrix } from './encoder/index.ts';
 
 export interface MatrixBody {
   version: number;

@@ -4,7 +4,7 @@
  * the SVG, drawn as a two-colour bitmap and handed to the encoder (`png-encoder.ts`), as
  * node-qrcode keeps its renderers apart from its encoders.
  */
-import type { ModuleMatrix } from './encode.ts';
+import type { ModuleMatrix } from './encoder/index.ts';
 import { encodePng, type TwoColourImage } from './png-encoder.ts';
 
 /** `#rrggbbaa` → `[r, g, b, a]`. */

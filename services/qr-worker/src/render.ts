@@ -1,5 +1,5 @@
 import { MAX_DATA_CODE_POINTS, type QrJobPayload, type QrJobResult } from '@svc/contracts';
-import { encode, MAX_VERSION } from './encode.ts';
+import { encodeText, MAX_VERSION } from './encoder/index.ts';
 import { matrixBody } from './matrix.ts';
 import { renderPng } from './png.ts';
 import { renderSvg } from './svg.ts';
@@ -9,8 +9,8 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** Renders one QR job; pure and synchronous (the bare-render benchmark calls it in a loop). */
 export function renderQr(payload: QrJobPayload): QrJobResult {
-  const encoded = encode(payload.data);
-  if (!encoded.ok) {
+  const matrix = encodeText(payload.data);
+  if (matrix === undefined) {
     return {
       ok: false,
       error: {
@@ -20,7 +20,6 @@ export function renderQr(payload: QrJobPayload): QrJobResult {
       },
     };
   }
-  const { matrix } = encoded;
   const common = { ok: true as const, version: matrix.version, size: matrix.size, margin: payload.margin, format: payload.format };
   if (payload.format === 'json')
     return { ...common, contentType: JSON_CONTENT_TYPE, body: JSON.stringify(matrixBody(matrix, payload.margin)) };

@@ -4,7 +4,7 @@
  * (banding in some viewers). Here: filled shapes, one path of horizontal runs, width and height in
  * pixels, viewBox in modules, crispEdges. Colours arrive normalised to `#rrggbbaa`.
  */
-import type { ModuleMatrix } from './encode.ts';
+import type { ModuleMatrix } from './encoder/index.ts';
 
 const COLOUR = /^#[0-9a-f]{8}$/;
 

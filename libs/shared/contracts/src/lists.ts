@@ -1,6 +1,6 @@
 /**
  * List verification's contract (docs/lists.md): limits, the list object
- * and its statuses, the request shapes, and how a list is priced.
+ * and its statuses, the request shapes, and the size of a billing unit (@svc/metering prices it).
  */
 import { z } from 'zod';
 import { MAX_BATCH, summarySchema, verifyResultSchema } from './verify.ts';
@@ -17,10 +17,10 @@ export type ListStatus = (typeof LIST_STATUSES)[number];
 export const ENDED_STATUSES: readonly ListStatus[] = ['completed', 'cancelled', 'failed'];
 export const isEnded = (status: ListStatus): boolean => ENDED_STATUSES.includes(status);
 
+/** A list id: `lst_` and 24 hex digits. */
 export const LIST_ID = /^lst_[0-9a-f]{24}$/;
-
-/** Units billed for this many processed distinct addresses. */
-export const listUnits = (processedDistinct: number): number => Math.ceil(processedDistinct / LIST_UNIT_SIZE);
+/** LIST_ID without its anchors, to build the patterns that contain an id (a cursor, a Location, a Redis key). */
+export const LIST_ID_PATTERN = LIST_ID.source.slice(1, -1);
 
 /**
  * The key under which duplicates of a list are counted and probed once: trimmed, domain in lower

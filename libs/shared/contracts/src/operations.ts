@@ -1,5 +1,7 @@
 /**
- * The billable operations and their prices, limits and allowances (docs/api.md, "Operations").
+ * The billable operations and their prices, limits and allowances (docs/api.md, "Operations"):
+ * the table only; the rule that reads it (who draws on which allowance, costs, periods) is
+ * @svc/metering's billing.ts.
  * Money is held in micro-dollars (integers) so that sums never drift; it is formatted as a plain
  * decimal only at the edge.
  */
@@ -87,22 +89,6 @@ export const OPERATIONS: Record<OperationId, OperationDef> = {
   },
 };
 
-/** The operation whose free allowance `operation` draws on (itself unless it shares another's). */
-export const allowanceOwner = (operation: OperationId): OperationId => OPERATIONS[operation].allowanceFrom ?? operation;
-
-/** Every operation drawing on the same free allowance as `operation`: their calls add up against it. */
-export function allowancePool(operation: OperationId): readonly OperationId[] {
-  let pool = pools.get(operation);
-  if (pool === undefined) {
-    pool = OPERATION_IDS.filter((other) => allowanceOwner(other) === allowanceOwner(operation));
-    pools.set(operation, pool);
-  }
-  return pool;
-}
-
-// Fixed by the table above: worked out once per operation, not on every metered call.
-const pools = new Map<OperationId, readonly OperationId[]>();
-
 /** `150000` → `"0.15"`, `500` → `"0.0005"`, `0` → `"0"`: no unit, no exponent, no trailing zeros. */
 export function formatUsd(microUsd: number): string {
   // Every call answered writes one of a few amounts (a price or 0) in X-Service-Cost.
@@ -113,22 +99,4 @@ export function formatUsd(microUsd: number): string {
     .padStart(6, '0')
     .replace(/0+$/, '');
   return fraction === '' ? String(whole) : `${whole}.${fraction}`;
-}
-
-/** The current period and the clock readings (epoch ms) within which it holds. */
-let current = { period: '', from: 0, until: 0 };
-
-/**
- * The UTC calendar month a call is metered in, as `YYYY-MM`: of `at`, else of now. Now's is kept
- * until the clock leaves its month (either way), instead of a Date and an ISO string per call.
- */
-export function billingPeriod(at?: Date): string {
-  if (at !== undefined) return at.toISOString().slice(0, 7);
-  const now = Date.now();
-  if (now < current.from || now >= current.until) {
-    const date = new Date(now);
-    const [year, month] = [date.getUTCFullYear(), date.getUTCMonth()];
-    current = { period: date.toISOString().slice(0, 7), from: Date.UTC(year, month, 1), until: Date.UTC(year, month + 1, 1) };
-  }
-  return current.period;
 }

@@ -148,7 +148,8 @@ function csvSource(layout: CsvLayout): Pick<ListObject, 'column' | 'encoding'> {
   return { column: { index: layout.addressColumn + 1, header }, encoding: layout.encoding };
 }
 
-export function toListObject(record: ListRecord, billableUnits: number, unitPriceMicroUsd: number): ListObject {
+/** The list object of `record`, which has cost `costMicroUsd` so far (@svc/metering prices its billed units). */
+export function toListObject(record: ListRecord, costMicroUsd: number): ListObject {
   return {
     id: record.id,
     name: record.name,
@@ -157,7 +158,7 @@ export function toListObject(record: ListRecord, billableUnits: number, unitPric
     distinct: record.distinct,
     processed: record.processed,
     summary: { ...record.summary },
-    costUsd: formatUsd(billableUnits * unitPriceMicroUsd),
+    costUsd: formatUsd(costMicroUsd),
     createdAt: new Date(record.createdAt).toISOString(),
     startedAt: iso(record.startedAt),
     completedAt: iso(record.completedAt),

@@ -1,5 +1,5 @@
 /** The list lifecycle's rules, shared by both stores (the Redis store's script mirrors `nextStatus`). */
-import type { ListStatus } from '@svc/contracts';
+import { LIST_ID_PATTERN, type ListStatus } from '@svc/contracts';
 import type { ListRecord } from './model.ts';
 
 /**
@@ -15,7 +15,9 @@ export function nextStatus(record: Pick<ListRecord, 'status' | 'settled' | 'dist
 /** Page cursors: the last list's creation time and id, opaque to clients. */
 export const encodeCursor = (at: number, id: string): string => Buffer.from(`${at}.${id}`, 'utf8').toString('base64url');
 
+const CURSOR = new RegExp(`^(\\d{1,15})\\.(${LIST_ID_PATTERN})$`);
+
 export function decodeCursor(cursor: string): { at: number; id: string } | undefined {
-  const match = /^(\d{1,15})\.(lst_[0-9a-f]{24})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const match = CURSOR.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   return match === null ? undefined : { at: Number(match[1]), id: match[2]! };
 }

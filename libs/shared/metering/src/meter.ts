@@ -1,13 +1,15 @@
 /**
  * Usage metering per key, operation and UTC month. A call is metered only after it succeeded;
  * the first `allowance` calls of a month are free, the rest billable. Operations that share a
- * free allowance (list units draw on the batch allowance) count against it together.
+ * free allowance (list units draw on the batch allowance) count against it together. What is
+ * free, shared and billable is decided in billing.ts; the meters only count.
  *
  * List units are billed through a ledger: one counter per list of the units already recorded,
  * moved in the same atomic step as the meter, so that recording "units 1..n" again after a crash
  * or a retried job records nothing twice.
  */
-import { allowancePool, type OperationId } from '@svc/contracts';
+import type { OperationId } from '@svc/contracts';
+import { freeRemaining, isBillable, poolCalls } from './billing.ts';
 
 export interface Charge {
   /** Calls of this operation this month, this one included. */
@@ -64,10 +66,10 @@ export class MemoryMeter implements Meter {
   private recordSync(keyId: string, operation: OperationId, period: string, allowance: number): Charge {
     const usage = this.slot(period, keyId, operation);
     usage.calls += 1;
-    const used = allowancePool(operation).reduce((sum, member) => sum + this.slot(period, keyId, member).calls, 0);
-    const billable = used > allowance;
+    const used = poolCalls(operation, (member) => this.slot(period, keyId, member).calls);
+    const billable = isBillable(allowance, used);
     if (billable) usage.billableCalls += 1;
-    return { calls: usage.calls, billable, freeRemaining: Math.max(0, allowance - used) };
+    return { calls: usage.calls, billable, freeRemaining: freeRemaining(allowance, used) };
   }
 
   private slot(period: string, keyId: string, operation: OperationId): OperationUsage {

@@ -4,14 +4,19 @@
  * free one. A list's ledger moves in the same script as the meter, so on a Redis Cluster both
  * carry the key id as hash tag: `<prefix>:usage:{<keyId>}:<month>`, `<prefix>:ledger:{<keyId>}:<name>`.
  */
-import { OPERATION_IDS, allowancePool, type OperationId } from '@svc/contracts';
+import { OPERATION_IDS, type OperationId } from '@svc/contracts';
 import type { Redis } from '@svc/jobs/redis';
+import { allowancePool, freeRemaining } from './billing.ts';
 import type { Charge, LedgerState, Meter, OperationUsage, UnitsRecorded } from './meter.ts';
 
 /** Usage is kept for 400 days: long enough to answer billing questions about last year's months. */
 const RETENTION_SECONDS = 400 * 86_400;
 
-/** One call of an operation against the usage hash KEYS[1]; `pool` lists the operations sharing its allowance. */
+/**
+ * One call of an operation against the usage hash KEYS[1]; `pool` lists the operations sharing its
+ * allowance. The pool and the allowance come in from billing.ts; this only repeats its sum and its
+ * comparison (`isBillable`) where they can be made atomically.
+ */
 const RECORD_ONE = `
 local function record_one(operation, allowance, pool)
   local calls = redis.call('HINCRBY', KEYS[1], operation .. ':calls', 1)
@@ -133,7 +138,7 @@ export class RedisMeter implements Meter {
       ...allowancePool(operation),
     );
     if (calls < 0) throw new MeterLateError();
-    return { calls, billable: billable === 1, freeRemaining: Math.max(0, allowance - used) };
+    return { calls, billable: billable === 1, freeRemaining: freeRemaining(allowance, used) };
   }
 
   async recordUnits(

@@ -5,17 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import {
-  ApiError,
-  OPERATIONS,
-  allowanceOwner,
-  allowancePool,
-  billingPeriod,
-  invalidParameter,
-  isEnded,
-  type ListObject,
-  type OperationId,
-} from '@svc/contracts';
+import { ApiError, LIST_ID, invalidParameter, isEnded, type ListObject, type OperationId } from '@svc/contracts';
 import { unavailableError } from '@svc/jobs';
 import {
   LIST_QUEUE,
@@ -29,13 +19,12 @@ import {
   type ListStore,
 } from '@svc/lists';
 import { checkCallbackUrl } from '@svc/webhooks';
-import type { Meter } from '@svc/metering';
+import { allowanceFor, billingPeriod, costOf, freeRemaining, poolCallsIn, type FreeAllowances, type Meter } from '@svc/metering';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ApiKeyRecord } from '../stores/key-store.ts';
 import { ListBuilder } from './list-builder.ts';
 
 const OPERATION: OperationId = 'email-verify.list';
-const UNIT_PRICE = OPERATIONS[OPERATION].priceMicroUsd;
 /** How long an upload may take before its active-list slot is given back. */
 const UPLOAD_HOLD_MS = 10 * 60_000;
 /** Rows read between two turns of the event loop while a list is created. */
@@ -46,7 +35,7 @@ export interface ListsDeps {
   queue: ListQueue;
   meter: Meter;
   maxActivePerKey: number;
-  freeAllowances: Record<OperationId, number>;
+  freeAllowances: FreeAllowances;
   /** Accept http:// and private callback hosts (test rigs, private deployments). */
   allowPrivateCallbacks: boolean;
 }
@@ -83,14 +72,12 @@ export class ListService {
 
   /** The batch free allowance the key's list units draw on. */
   allowanceOf(key: ApiKeyRecord): number {
-    const owner = allowanceOwner(OPERATION);
-    return key.freeAllowance[owner] ?? this.deps.freeAllowances[owner];
+    return allowanceFor(OPERATION, key.freeAllowance, this.deps.freeAllowances);
   }
 
   async freeRemaining(key: ApiKeyRecord): Promise<number> {
     const usage = await backend(() => this.deps.meter.usage(key.id, billingPeriod()));
-    const used = allowancePool(OPERATION).reduce((sum, member) => sum + (usage[member]?.calls ?? 0), 0);
-    return Math.max(0, this.allowanceOf(key) - used);
+    return freeRemaining(this.allowanceOf(key), poolCallsIn(OPERATION, usage));
   }
 
   checkCallback(url: string | undefined): void {
@@ -165,14 +152,14 @@ export class ListService {
 
   /** The key's list, or not_found (another key's list included). */
   async get(keyId: string, listId: string): Promise<ListRecord> {
-    const record = /^lst_[0-9a-f]{24}$/.test(listId) ? await backend(() => this.deps.store.get(listId)) : undefined;
+    const record = LIST_ID.test(listId) ? await backend(() => this.deps.store.get(listId)) : undefined;
     if (record === undefined || record.keyId !== keyId) throw new ApiError('not_found', `No list ${listId} for this key.`);
     return record;
   }
 
   async object(record: ListRecord): Promise<ListObject> {
     const ledger = await backend(() => this.deps.meter.ledger(ledgerOf(record.id), record.keyId));
-    return toListObject(record, ledger.billableUnits, UNIT_PRICE);
+    return toListObject(record, costOf(OPERATION, ledger.billableUnits));
   }
 
   async page(keyId: string, limit: number, cursor: string | undefined): Promise<{ lists: ListObject[]; nextCursor: string | null }> {

@@ -7,17 +7,15 @@
  * header section keeps its own short limit (slowloris).
  */
 import { ApiError } from '@svc/contracts';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { sendError } from '../errors/api-errors.ts';
+import { hasBody } from '../request-body.ts';
 
 /** Any body but a list upload: 30 s is ample for 64 KiB. */
 export const REQUEST_BODY_TIMEOUT_MS = 30_000;
 /** A list upload: 16 MiB in 10 minutes is 28 KB/s, the slowest uplink worth serving. */
 export const LIST_UPLOAD_TIMEOUT_MS = 10 * 60_000;
-
-const hasBody = (request: FastifyRequest): boolean =>
-  request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
 
 function bodyTimeoutPlugin(app: FastifyInstance, _options: unknown, done: (error?: Error) => void): void {
   app.addHook('onRequest', (request, reply, next) => {

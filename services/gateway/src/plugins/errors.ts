@@ -10,13 +10,9 @@ import { CallerGoneError } from '@svc/jobs';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { logApiError, missingBody, sendError, toApiError } from '../errors/api-errors.ts';
+import { hasBody } from '../request-body.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-
-function hasNoBody(request: FastifyRequest): boolean {
-  const length = request.headers['content-length'];
-  return request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
-}
 
 const MISSING_HOST = () => new ApiError('invalid_request', 'The request has no Host header, which HTTP/1.1 requires; send one.');
 
@@ -45,7 +41,7 @@ function errorsPlugin(app: FastifyInstance, _options: unknown, done: (error?: Er
       return reply.code(499).send();
     }
     // docs/api.md, "Errors": a missing body is invalid_request whatever its content type says.
-    const apiError = error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' && hasNoBody(request) ? missingBody() : toApiError(error, request.id);
+    const apiError = error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' && !hasBody(request) ? missingBody() : toApiError(error, request.id);
     logApiError(request.log, error, apiError);
     return sendError(reply, apiError);
   });

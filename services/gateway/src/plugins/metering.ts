@@ -4,17 +4,19 @@
  * cost headers: `X-Service-Cost` on every response of a metered route (`0` unless the call was
  * charged, 401 included) and `X-Service-Free-Remaining` on charged ones.
  *
- * A call is charged once, when its answer is ready and its caller still there; a caller that
- * left first costs nothing, uses no allowance and is counted as `client_gone`. HEAD on a metered
+ * A call is charged once, for the operation its request carries (`request.operation`: the route's,
+ * or the tool call's), when its answer is ready and its caller still there; a caller that left
+ * first costs nothing, uses no allowance and is counted as `client_gone`. What it costs and which
+ * allowance it uses is @svc/metering's billing rule. HEAD on a metered
  * route is refused: it would run and bill the job for no body.
  */
-import { ApiError, OPERATIONS, billingPeriod, formatUsd, type OperationId } from '@svc/contracts';
+import { ApiError, formatUsd, type OperationId } from '@svc/contracts';
 import { CallerGoneError, storeUnavailableError } from '@svc/jobs';
+import { allowanceFor, billingPeriod, costOf, type FreeAllowances, type Meter } from '@svc/metering';
 import type { CallOutcome, GatewayMetrics } from '@svc/telemetry';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { sendError } from '../errors/api-errors.ts';
-import type { Meter } from '../stores/meter.ts';
 
 export const COST_HEADER = 'X-Service-Cost';
 export const FREE_REMAINING_HEADER = 'X-Service-Free-Remaining';
@@ -27,20 +29,22 @@ export interface ChargeResult {
 declare module 'fastify' {
   interface FastifyInstance {
     /**
-     * Meters one successful call of `operation` and sets its cost headers; throws
-     * CallerGoneError (and charges nothing) when the caller has left.
+     * Meters the request's successful call of its operation and sets its cost headers; throws
+     * CallerGoneError (and charges nothing) when the caller has left. `operation`, when a caller
+     * names it, must be the request's own: it is checked, never charged instead.
      */
-    charge(request: FastifyRequest, reply: FastifyReply, operation: OperationId): Promise<ChargeResult>;
+    charge(request: FastifyRequest, reply: FastifyReply, operation?: OperationId): Promise<ChargeResult>;
   }
 }
 
 export interface MeteringOptions {
   meter: Meter;
-  freeAllowances: Record<OperationId, number>;
+  freeAllowances: FreeAllowances;
   metrics: GatewayMetrics;
 }
 
-export function outcomeOf(status: number): CallOutcome {
+/** The `outcome` label of a metered call answered with `status` (the calls counter's). */
+export function callOutcome(status: number): CallOutcome {
   if (status < 400) return 'success';
   if (status === 401) return 'unauthorized';
   if (status === 429) return 'rate_limited';
@@ -57,13 +61,18 @@ function meteringPlugin(app: FastifyInstance, options: MeteringOptions, done: (e
   /** Requests whose charge was decided (the caller was there when the answer was ready). */
   const charged = new WeakSet<FastifyRequest>();
 
-  app.decorate('charge', async (request: FastifyRequest, reply: FastifyReply, operation: OperationId): Promise<ChargeResult> => {
+  app.decorate('charge', async (request: FastifyRequest, reply: FastifyReply, named?: OperationId): Promise<ChargeResult> => {
     const key = request.identity.key;
+    const operation = request.operation;
+    // Programming errors, not answers: a request is billed for what it carries, and only once.
     if (key === null) throw new Error('charge() called without an authenticated key');
+    if (operation === undefined) throw new Error('charge() called on a request that carries no operation');
+    if (named !== undefined && named !== operation) throw new Error(`charge(${named}) called on a request of ${operation}`);
+    if (charged.has(request)) throw new Error(`charge() called twice on one request of ${operation}`);
     if (request.callerGone.aborted) throw new CallerGoneError();
     // Decided now: a caller leaving from here on was there when its answer was ready.
     charged.add(request);
-    const allowance = key.freeAllowance[operation] ?? options.freeAllowances[operation];
+    const allowance = allowanceFor(operation, key.freeAllowance, options.freeAllowances);
     let charge;
     try {
       charge = await options.meter.record(key.id, operation, billingPeriod(), allowance);
@@ -71,7 +80,7 @@ function meteringPlugin(app: FastifyInstance, options: MeteringOptions, done: (e
       charged.delete(request);
       throw storeUnavailableError('meter', error);
     }
-    const costMicroUsd = charge.billable ? OPERATIONS[operation].priceMicroUsd : 0;
+    const costMicroUsd = costOf(operation, charge.billable ? 1 : 0);
     metrics.cost.inc({ operation }, costMicroUsd / 1_000_000);
     reply.header(COST_HEADER, formatUsd(costMicroUsd));
     reply.header(FREE_REMAINING_HEADER, String(charge.freeRemaining));
@@ -110,7 +119,7 @@ function meteringPlugin(app: FastifyInstance, options: MeteringOptions, done: (e
 
   app.addHook('onResponse', (request, reply, next) => {
     if (request.operation !== undefined) {
-      const labels = { operation: request.operation, outcome: outcomeOf(reply.statusCode) };
+      const labels = { operation: request.operation, outcome: callOutcome(reply.statusCode) };
       metrics.calls.inc(labels);
       metrics.callDuration.observe(labels, (performance.now() - request.startedAt) / 1_000);
     }

@@ -44,6 +44,7 @@ import {
 import { csvStreamSchema, json, listCreateResponses, listNotFound, listReadResponses, unmeteredBadRequest } from '../openapi-schemas.ts';
 import { FREE_REMAINING_HEADER } from '../plugins/metering.ts';
 import { validated } from '../plugins/validation.ts';
+import { hasBody } from '../request-body.ts';
 import { BEARER_SECURITY, callerKey } from './guards.ts';
 
 const PREFIX = '/v1/email-verify/lists';
@@ -124,11 +125,6 @@ const csvResultsBody = csvStreamSchema(
 );
 
 const NOT_METERED = 'Not metered: reading and cancelling lists cost nothing and are not rate-limited.';
-
-function hasBody(request: FastifyRequest): boolean {
-  const length = request.headers['content-length'];
-  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-}
 
 /** The `charset` parameter of a Content-Type, if it has one. */
 export function charsetOf(contentType: string | undefined): string | undefined {

@@ -1,16 +1,12 @@
-import { OPERATIONS, OPERATION_IDS, allowanceOwner, allowancePool, billingPeriod, formatUsd, type OperationId } from '@svc/contracts';
+import { OPERATION_IDS, formatUsd } from '@svc/contracts';
 import { storeUnavailableError } from '@svc/jobs';
+import { billingPeriod, monthlyBill, type FreeAllowances, type Meter } from '@svc/metering';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { USAGE_EXAMPLE } from '../openapi-examples.ts';
 import { accountResponses, json, usageResponseSchema } from '../openapi-schemas.ts';
-import type { Meter } from '../stores/meter.ts';
 import { BEARER_SECURITY, callerKey } from './guards.ts';
 
-export const usageRoutes: FastifyPluginCallbackZod<{ meter: Meter; freeAllowances: Record<OperationId, number> }> = (
-  app,
-  options,
-  done,
-) => {
+export const usageRoutes: FastifyPluginCallbackZod<{ meter: Meter; freeAllowances: FreeAllowances }> = (app, options, done) => {
   app.get(
     '/v1/usage',
     {
@@ -35,20 +31,14 @@ export const usageRoutes: FastifyPluginCallbackZod<{ meter: Meter; freeAllowance
       } catch (error) {
         throw storeUnavailableError('meter', error);
       }
-      let totalMicroUsd = 0;
+      const bill = monthlyBill(usage, key.freeAllowance, options.freeAllowances);
       const operations = Object.fromEntries(
         OPERATION_IDS.map((operation) => {
-          const { calls, billableCalls } = usage[operation] ?? { calls: 0, billableCalls: 0 };
-          // Operations sharing an allowance (list units and batches) use it up together.
-          const owner = allowanceOwner(operation);
-          const allowance = key.freeAllowance[owner] ?? options.freeAllowances[owner];
-          const used = allowancePool(operation).reduce((sum, member) => sum + (usage[member]?.calls ?? 0), 0);
-          const cost = billableCalls * OPERATIONS[operation].priceMicroUsd;
-          totalMicroUsd += cost;
-          return [operation, { calls, billableCalls, freeRemaining: Math.max(0, allowance - used), costUsd: formatUsd(cost) }];
+          const { costMicroUsd, ...counts } = bill.operations[operation];
+          return [operation, { ...counts, costUsd: formatUsd(costMicroUsd) }];
         }),
       );
-      return { period, operations, totalCostUsd: formatUsd(totalMicroUsd) };
+      return { period, operations, totalCostUsd: formatUsd(bill.totalMicroUsd) };
     },
   );
   done();

@@ -8,6 +8,7 @@
  * What moves: API keys, meters and list ledgers, lists and their per-key sets, SMTP leases, and
  * BullMQ queues (each queue's keys under its tag, jobs and all). Already tagged names are left.
  */
+import { LIST_ID_PATTERN } from '@svc/contracts';
 import type { Redis } from '@svc/jobs/redis';
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -20,7 +21,7 @@ export function taggedName(prefix: string, key: string): string | undefined {
   const rules: Array<[RegExp, (match: RegExpExecArray) => string]> = [
     [/^apikey:([0-9a-f]{64})$/, (m) => `apikey:{${m[1]}}`],
     [/^usage:(\d{4}-\d{2}):([^:]+)$/, (m) => `usage:{${m[2]}}:${m[1]}`],
-    [/^list:(lst_[0-9a-f]{24})(:[a-z]+)?$/, (m) => `list:{${m[1]}}${m[2] ?? ''}`],
+    [new RegExp(`^list:(${LIST_ID_PATTERN})(:[a-z]+)?$`), (m) => `list:{${m[1]}}${m[2] ?? ''}`],
     [/^lists:(key|active):([^:]+)$/, (m) => `lists:${m[1]}:{${m[2]}}`],
     [/^smtp-(slots|waiting):(.+)$/, (m) => `smtp-${m[1]}:{${m[2]}}`],
     [/^bull:([^:]+):(.+)$/, (m) => `bull:{${m[1]}}:${m[1]}:${m[2]}`],
@@ -34,7 +35,7 @@ export function taggedName(prefix: string, key: string): string | undefined {
 
 /** An untagged list ledger (`<p>:ledger:list:<id>`): its tag is the list's key id, read from the list. */
 const ledgerOf = (prefix: string, key: string): string | undefined =>
-  new RegExp(`^${escape(prefix)}:ledger:(list:lst_[0-9a-f]{24})$`).exec(key)?.[1];
+  new RegExp(`^${escape(prefix)}:ledger:(list:${LIST_ID_PATTERN})$`).exec(key)?.[1];
 
 export interface MigrationOutcome {
   renamed: number;

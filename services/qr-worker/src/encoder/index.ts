@@ -1,7 +1,9 @@
 /**
  * The QR encoder at level M, versions 1..10: the smallest version that holds the text under its
- * optimal segmentation, and the mask with the lowest penalty. The SVG and JSON renderers live
- * apart (../svg.ts, ../matrix.ts) and see only the module matrix.
+ * optimal mixed segmentation (numeric, alphanumeric and UTF-8 bytes), so digits-only content fits
+ * 513 characters at version 10 while bytes fit 213, and the mask with the lowest penalty. Text
+ * that needs a version above 10 has no symbol (the job answers `content_too_long`). The SVG, PNG
+ * and JSON renderers live apart (../svg.ts, ../png.ts, ../matrix.ts) and see only the module matrix.
  */
 import { dataCodewords, interleavedCodewords } from './codewords.ts';
 import { MAX_VERSION, MIN_VERSION, dataCodewordCount, symbolSize } from './level-m-tables.ts';
@@ -12,12 +14,16 @@ import { placeCodewords, symbolTemplate } from './symbol-template.ts';
 export { MAX_VERSION } from './level-m-tables.ts';
 export { BYTE, NUMERIC, ALPHANUMERIC, type Mode, type Segment } from './segmentation.ts';
 
-export interface QrSymbol {
+/** What the renderers draw. */
+export interface ModuleMatrix {
   version: number;
   size: number;
-  mask: number;
   /** Row-major, `size * size` entries, 1 = dark. */
   modules: Uint8Array;
+}
+
+export interface QrSymbol extends ModuleMatrix {
+  mask: number;
 }
 
 /** The smallest version and its segments, or undefined when the text needs more than version 10. */
@@ -51,6 +57,7 @@ export function encodeSegments(text: string, segments: readonly Segment[], versi
   return { version, size, mask, modules };
 }
 
+/** The symbol of `text`, or undefined when it needs more than version 10. */
 export function encodeText(text: string): QrSymbol | undefined {
   const chosen = chooseVersion(text);
   return chosen === undefined ? undefined : encodeSegments(text, chosen.segments, chosen.version);

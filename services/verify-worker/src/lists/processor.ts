@@ -12,7 +12,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { OPERATIONS, billingPeriod, isEnded, listUnits, type ListStatus } from '@svc/contracts';
+import { isEnded, type ListStatus } from '@svc/contracts';
 import {
   chunkJobs,
   ledgerOf,
@@ -26,7 +26,7 @@ import {
   type SettledEntry,
 } from '@svc/lists';
 import { type CallbackDispatcher, type ListEventType } from '@svc/webhooks';
-import type { Meter } from '@svc/metering';
+import { billingPeriod, costOf, listUnits, type Meter } from '@svc/metering';
 import type { Logger } from '@svc/telemetry';
 import type { SessionLimiter } from '../engine/host-limiter.ts';
 import type { VerifyOutcome } from '../engine/results.ts';
@@ -77,7 +77,6 @@ export interface ListProcessorDeps {
   now?: () => number;
 }
 
-const UNIT_PRICE = OPERATIONS['email-verify.list'].priceMicroUsd;
 export const FAILED_MESSAGE = 'Verification of this list failed unexpectedly; the results recorded so far are kept and billed.';
 
 const CALLBACK_LEASE_MS = 60_000;
@@ -224,7 +223,7 @@ export class ListProcessor {
       type,
       keyId: record.keyId,
       url,
-      body: JSON.stringify({ ...toListObject(record, ledger.billableUnits, UNIT_PRICE), event: type }),
+      body: JSON.stringify({ ...toListObject(record, costOf('email-verify.list', ledger.billableUnits)), event: type }),
     };
   }
 

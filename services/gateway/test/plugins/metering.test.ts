@@ -1,0 +1,88 @@
+/**
+ * The charge on its own: a request is billed for the operation it carries, by the billing rule
+ * (a key's own allowance over the default, list units and batches in one pool), and only once;
+ * asking to charge another operation, or the same request twice, is a bug and bills nothing more.
+ */
+import type { OperationId } from '@svc/contracts';
+import { MemoryMeter, billingPeriod, type FreeAllowances } from '@svc/metering';
+import { createAccessLog, createGatewayMetrics, createRegistry } from '@svc/telemetry';
+import Fastify from 'fastify';
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import meteringPlugin, { COST_HEADER, FREE_REMAINING_HEADER } from '../../src/plugins/metering.ts';
+import observabilityPlugin from '../../src/plugins/observability.ts';
+import { generateApiKey } from '../../src/auth/api-keys.ts';
+import authPlugin from '../../src/plugins/auth.ts';
+import { MemoryKeyStore } from '../../src/stores/key-store.ts';
+
+const DEFAULTS: FreeAllowances = {
+  'email-verify.batch': 1,
+  'email-verify.single': 1,
+  'qr.generate': 1,
+  'qr.wifi': 1,
+  'email-verify.list': 1,
+};
+
+async function gateway() {
+  const meter = new MemoryMeter();
+  const app = Fastify();
+  const metrics = createGatewayMetrics(createRegistry());
+  const quiet = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+  await app.register(observabilityPlugin, { metrics, accessLog: createAccessLog('warn', 'test', quiet) });
+  await app.register(meteringPlugin, { meter, freeAllowances: DEFAULTS, metrics });
+  const keys = new MemoryKeyStore();
+  const token = generateApiKey();
+  const key = await keys.create('test', token, { 'qr.generate': 2 });
+  await app.register(authPlugin, { keys });
+  const route = (url: string, operation: OperationId, charges: (charge: () => Promise<unknown>) => Promise<unknown>) =>
+    app.get(url, { config: { operation, auth: 'key' } }, async (request, reply) => {
+      await charges(() => app.charge(request, reply));
+      return { ok: true };
+    });
+  route('/qr', 'qr.generate', (charge) => charge());
+  route('/batch', 'email-verify.batch', (charge) => charge());
+  route('/twice', 'qr.wifi', async (charge) => {
+    await charge();
+    await charge();
+  });
+  app.get('/other', { config: { operation: 'qr.wifi', auth: 'key' } }, async (request, reply) => {
+    await app.charge(request, reply, 'qr.generate');
+    return { ok: true };
+  });
+  app.get('/named', { config: { operation: 'qr.wifi', auth: 'key' } }, async (request, reply) => {
+    await app.charge(request, reply, 'qr.wifi');
+    return { ok: true };
+  });
+  await app.ready();
+  const get = (url: string) => app.inject({ url, headers: { authorization: `Bearer ${token}` } });
+  return { get, meter, keyId: key.id };
+}
+
+describe('charge', () => {
+  it("bills the request's operation against the key's own allowance, then at its price", async () => {
+    const { get } = await gateway();
+    const answers = [await get('/qr'), await get('/qr'), await get('/qr')];
+    expect(
+      answers.map((answer) => [answer.headers[COST_HEADER.toLowerCase()], answer.headers[FREE_REMAINING_HEADER.toLowerCase()]]),
+    ).toEqual([
+      ['0', '1'],
+      ['0', '0'],
+      ['0.0005', '0'],
+    ]);
+  });
+
+  it('counts list units and batches in one pool', async () => {
+    const { get, meter, keyId } = await gateway();
+    await meter.recordUnits('list:l1', keyId, 'email-verify.list', billingPeriod(), 1, 1);
+    const answer = await get('/batch');
+    expect(answer.headers[COST_HEADER.toLowerCase()]).toBe('0.15');
+  });
+
+  it('bills a request once: a second charge, or one naming another operation, fails and records nothing more', async () => {
+    const { get, meter, keyId } = await gateway();
+    expect((await get('/twice')).statusCode).toBe(500);
+    expect((await get('/other')).statusCode).toBe(500);
+    expect((await get('/named')).statusCode).toBe(200);
+    expect(await meter.usage(keyId, billingPeriod())).toEqual({ 'qr.wifi': { calls: 2, billableCalls: 1 } });
+  });
+});
