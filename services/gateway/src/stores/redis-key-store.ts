@@ -4,15 +4,6 @@
  * On a Redis Cluster each key's hash is its own slot (tagged by its digest), so lookups spread
  * over the primaries; nothing writes a key's hash and the index in one transaction (they are
  * in different slots): the hash is written first, and listing skips an index entry without one.
- *
- * The gateway keeps what a lookup found for KEY_CACHE_TTL_MS (1 s), so that a revoked key stops
- * working at most that long after `npm run keys revoke` (README "Key administration", docs/api.md).
- * Uncached, every request paid one HGETALL round trip (a third of the gateway's Redis commands per
- * QR request) and a zod parse of the allowances; with the cache it is one lookup per key per
- * second (bench:qr distributed, profile of the built gateway: zod 4.1% -> 3.4% of busy samples).
- * Only keys found are kept (an unknown key is asked again every time, so a key just issued works
- * at once), and a lookup that fails is not kept: a frozen Redis still answers 503 through the
- * meter and the queue, which every billed request waits on.
  */
 import { OPERATION_IDS, type OperationId } from '@svc/contracts';
 import type { Redis } from '@svc/jobs/redis';
@@ -22,25 +13,10 @@ import type { ApiKeyRecord, KeyStore } from './key-store.ts';
 
 const allowanceSchema = z.partialRecord(z.enum(OPERATION_IDS), z.number().int().min(0));
 
-/** How long a key record found in Redis is used without asking again: the delay of a revocation. */
-export const KEY_CACHE_TTL_MS = 1_000;
-/** Beyond this many cached keys the cache is emptied (keys are few; this only bounds memory). */
-const KEY_CACHE_MAX = 10_000;
-
-interface CachedKey {
-  /** The lookup, shared by the requests that arrive while it runs. */
-  record: Promise<ApiKeyRecord | null>;
-  expiresAt: number;
-}
-
 export class RedisKeyStore implements KeyStore {
-  private readonly cache = new Map<string, CachedKey>();
-
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
-    /** 0 turns the cache off (the key tool reads and writes without it). */
-    private readonly cacheTtlMs = KEY_CACHE_TTL_MS,
   ) {}
 
   private keyOf(hash: string): string {
@@ -51,27 +27,8 @@ export class RedisKeyStore implements KeyStore {
     return `${this.prefix}:apikeys`;
   }
 
-  authenticate(token: string): Promise<ApiKeyRecord | null> {
+  async authenticate(token: string): Promise<ApiKeyRecord | null> {
     const hash = hashApiKey(token);
-    if (this.cacheTtlMs <= 0) return this.lookUp(hash);
-    const now = Date.now();
-    const cached = this.cache.get(hash);
-    if (cached !== undefined && cached.expiresAt > now) return cached.record;
-    // The TTL counts from the lookup's start: no answer is used longer than the TTL after Redis gave it.
-    const record = this.lookUp(hash);
-    if (this.cache.size >= KEY_CACHE_MAX) this.cache.clear();
-    const entry: CachedKey = { record, expiresAt: now + this.cacheTtlMs };
-    this.cache.set(hash, entry);
-    const forget = () => {
-      if (this.cache.get(hash) === entry) this.cache.delete(hash);
-    };
-    record.then((found) => {
-      if (found === null) forget();
-    }, forget);
-    return record;
-  }
-
-  private async lookUp(hash: string): Promise<ApiKeyRecord | null> {
     const fields = await this.redis.hgetall(this.keyOf(hash));
     if (fields.hash === undefined || !digestsEqual(fields.hash, hash)) return null;
     return toRecord(fields);
@@ -103,12 +60,10 @@ export class RedisKeyStore implements KeyStore {
   }
 
   async revoke(idOrName: string): Promise<number> {
-    this.cache.clear();
     return this.update(idOrName, () => ({ revoked: '1' }));
   }
 
   async setAllowance(idOrName: string, operation: OperationId, calls: number | null): Promise<number> {
-    this.cache.clear();
     return this.update(idOrName, (record) => {
       const next = { ...record.freeAllowance };
       if (calls === null) delete next[operation];
