@@ -9,7 +9,8 @@
  * neighbour hits all alike. Every request carries new content (a 100-character URL with a
  * counter), 50 connections, BENCH_DURATION_S seconds per run (default 10) after a BENCH_WARMUP_S
  * warm-up (default 2) of each server. BENCH_MODES picks the modes (default
- * `embedded,distributed`).
+ * `embedded,distributed`). BENCH_CPU_PROF_DIR, when set, has the product's processes write V8 CPU
+ * profiles there (on exit).
  *
  * The product runs built, as in production (`npm run build` first, then `node
  * --conditions=production --enable-source-maps` on the built entry points). Embedded mode:
@@ -29,7 +30,7 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import type { Redis } from '@svc/jobs/redis';
 import { loadConfig } from '@svc/config';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
-import { childEnv, findRedis, spawnNodeBuilt } from '@svc/testkit';
+import { childEnv, findRedis, spawnCommand, spawnNodeBuilt, type NodeProcessOptions } from '@svc/testkit';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { freePort, printTable, processName, processTreeCpuSeconds, startProcess, stopProcess, waitForOk } from './processes.ts';
 
@@ -84,9 +85,19 @@ function start(script: string, env: Record<string, string>): ChildProcess {
   children.push(child);
   return child;
 }
+/** Where the product's processes write V8 CPU profiles (`--cpu-prof`), when set; NODE_OPTIONS may not carry that flag. */
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR;
 /** A built entry point of the product, as `npm run start:built` runs it; logs discarded like startProcess's. */
 function startBuilt(file: string, env: Record<string, string>): ChildProcess {
-  const child = spawnNodeBuilt(file, { env: childEnv({ ...env }), stdio: ['ignore', 'ignore', 'inherit'] });
+  const options: NodeProcessOptions = { env: childEnv({ ...env }), stdio: ['ignore', 'ignore', 'inherit'] };
+  const child =
+    CPU_PROF_DIR === undefined
+      ? spawnNodeBuilt(file, options)
+      : spawnCommand(
+          process.execPath,
+          ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`, '--conditions=production', '--enable-source-maps', file],
+          options,
+        );
   children.push(child);
   return child;
 }
