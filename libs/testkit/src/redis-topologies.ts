@@ -179,17 +179,18 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
     throw error;
   }
 
-  const primaryPort = async (tag: string): Promise<number | undefined> => {
-    for (const node of nodes) {
-      const slot = await redisCommand(node.port, ['CLUSTER', 'KEYSLOT', tag]).catch(() => undefined);
-      const shards = await redisCommand(node.port, ['CLUSTER', 'SLOTS']).catch(() => undefined);
-      if (typeof slot !== 'number' || !Array.isArray(shards)) continue;
-      for (const shard of shards as Array<[number, number, [string, number]]>) {
-        if (slot >= shard[0] && slot <= shard[1]) return shard[2][1];
-      }
-    }
-    return undefined;
+  // Asked of every node at once, the first answer wins: a frozen node answers nothing, and asking
+  // the nodes in turn would wait out its timeout before each look (seconds in which a failover
+  // test sees neither the promotion nor the readiness it is there to watch).
+  const primaryPortAsking = async (port: number, tag: string): Promise<number> => {
+    const [slot, shards] = await Promise.all([redisCommand(port, ['CLUSTER', 'KEYSLOT', tag]), redisCommand(port, ['CLUSTER', 'SLOTS'])]);
+    if (typeof slot !== 'number' || !Array.isArray(shards)) throw new Error(`node ${port} gave no slot map`);
+    const shard = (shards as Array<[number, number, [string, number]]>).find(([from, to]) => slot >= from && slot <= to);
+    if (shard === undefined) throw new Error(`node ${port} serves no slot ${slot}`);
+    return shard[2][1];
   };
+  const primaryPort = (tag: string): Promise<number | undefined> =>
+    Promise.any(nodes.map((node) => primaryPortAsking(node.port, tag))).catch(() => undefined);
   return {
     nodes,
     env: { REDIS_CLUSTER_NODES: nodes.map((node) => `${HOST}:${node.port}`).join(',') },
