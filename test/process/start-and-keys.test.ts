@@ -9,7 +9,7 @@ import { execFile, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dropPrefix, scanSvg, spawnNode, stopProcessTree, testRedisUrl, uniquePrefix, childEnv } from '@svc/testkit';
+import { dropPrefix, freePort, scanSvg, spawnNode, stopProcessTree, testRedisUrl, uniquePrefix, childEnv } from '@svc/testkit';
 import { call, startServer } from '../support/servers.ts';
 
 const run = promisify(execFile);
@@ -27,14 +27,22 @@ describe('npm start (embedded mode, nothing configured)', () => {
   });
 
   it('prints a development key once and serves a scannable QR code with it', async () => {
-    const port = 30_000 + Math.floor(Math.random() * 20_000);
+    // Below the kernel's ephemeral range and free: a random port up there can be a live
+    // connection's, and the product then exits on EADDRINUSE before printing its key.
+    const port = await freePort();
     const env: Record<string, string | undefined> = childEnv({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
     delete env.REDIS_URL;
     delete env.API_KEYS;
     child = spawnNode('scripts/start.ts', { env });
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await expect.poll(() => /sk_[A-Za-z0-9]{32}/.exec(output)?.[0], { timeout: 30_000, interval: 100 }).toBeDefined();
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await expect
+      .poll(() => /sk_[A-Za-z0-9]{32}/.exec(output)?.[0], { timeout: 30_000, interval: 100 })
+      .toBeDefined()
+      .catch((error: unknown) => {
+        throw new Error(`no development key printed; the process wrote:\n${output}`, { cause: error });
+      });
     const key = /sk_[A-Za-z0-9]{32}/.exec(output)![0];
     expect(output.match(/sk_[A-Za-z0-9]{32}/g)).toHaveLength(1);
 
