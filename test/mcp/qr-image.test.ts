@@ -32,6 +32,14 @@ interface Structured {
   margin: number;
 }
 
+/** Porter-Duff "over" with straight alpha, in 0..255 channels. */
+function over(top: number[], bottom: number[]): number[] {
+  const [a, b] = [top[3]! / 255, bottom[3]! / 255];
+  const alpha = a + b * (1 - a);
+  if (alpha === 0) return [0, 0, 0, 0];
+  return [0, 1, 2].map((i) => Math.round((top[i]! * a + bottom[i]! * b * (1 - a)) / alpha)).concat(Math.round(alpha * 255));
+}
+
 const rgba = (colour: string) => {
   const normal = normaliseColour(colour);
   if (normal === undefined) throw new Error(`not a colour: ${colour}`);
@@ -58,7 +66,8 @@ function pictureOf(result: CallToolResult, args: Record<string, unknown>) {
   // The top-left finder pattern's corner is dark; the pixel before it, in the quiet zone, light.
   const pixel = (x: number, y: number) => [...decoded.pixels.subarray((y * side + x) * 4, (y * side + x) * 4 + 4)];
   const colourOf = (value: unknown, fallback: string) => rgba(typeof value === 'string' ? value : fallback);
-  expect(pixel(margin * scale, margin * scale)).toEqual(colourOf(args.dark, '000'));
+  // A dark module shows the dark colour drawn over the light one, as the SVG does.
+  expect(pixel(margin * scale, margin * scale)).toEqual(over(colourOf(args.dark, '000'), colourOf(args.light, 'fff')));
   if (margin > 0) expect(pixel(0, 0)).toEqual(colourOf(args.light, 'fff'));
   return { png, scale, margin };
 }
@@ -88,7 +97,9 @@ describe('qr_generate: the PNG scans to the data', () => {
         tally.accepted += 1;
         expect(scanPng(pictureOf(result, args).png), `dark=${dark} light=${light}`).toBe(data);
       }),
-      { numRuns: 80 },
+      // Translucent dark over translucent light: the PNG once drew the dark colour alone, lighter
+      // than the contrast the readability rule measured, and it did not scan.
+      { numRuns: 80, examples: [[['00000073', '0000003d']]] },
     );
     expect(tally.accepted).toBeGreaterThan(20);
     expect(tally.refused).toBeGreaterThan(5);
