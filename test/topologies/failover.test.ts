@@ -132,7 +132,10 @@ describe.each([
     const id = (created.body as { id: string }).id;
     await expect
       .poll(async () => ((await getJson(p, `/v1/email-verify/lists/${id}`)).body as { status: string }).status, { timeout: 20_000 })
-      .toBe('completed');
+      .toBe('completed')
+      .catch((error: unknown) => {
+        throw new Error(`list ${id} did not complete; the processes wrote:\n${p.output()}`, { cause: error });
+      });
     const list = await getJson(p, `/v1/email-verify/lists/${id}`);
     expect(list.body).toMatchObject({ processed: 3, summary: { deliverable: 2, undeliverable: 1 }, costUsd: '0' });
     expect((await getJson(p, '/v1/email-verify/lists')).body).toMatchObject({ lists: [{ id }] });
