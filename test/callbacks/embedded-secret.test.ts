@@ -16,8 +16,6 @@ afterEach(async () => {
 /** Starts `npm start`'s entry point and returns its output once the development key is printed. */
 async function startEmbedded(extra: Record<string, string>): Promise<string> {
   const env: Record<string, string | undefined> = childEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extra });
-  delete env.REDIS_URL;
-  delete env.API_KEYS;
   if (extra.LIST_WEBHOOK_SECRET === undefined) delete env.LIST_WEBHOOK_SECRET;
   const child = spawnNode('scripts/start.ts', { env });
   children.push(child);

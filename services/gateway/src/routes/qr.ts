@@ -79,7 +79,7 @@ export const qrRoutes: FastifyPluginCallbackZod<{ runner: JobRunner }> = (app, o
         // start and answer rather than perform(): the QR path awaits the runner's own promise, no
         // promise of ours around it (the in-process QR job settles on the spot; see bench:qr).
         const code = operation.answer(request.query, await start(operation, options.runner, request.query, callOf(request)));
-        await app.charge(request, reply, operation.id);
+        await app.charge(request, reply);
         return reply.type(code.contentType).send(code.body);
       },
     );

@@ -57,7 +57,7 @@ export const verifyRoutes: FastifyPluginCallbackZod<{ runner: JobRunner }> = (ap
     },
     async (request, reply) => {
       const body = await perform(verifyBatch, options.runner, request.body, callOf(request));
-      await app.charge(request, reply, verifyBatch.id);
+      await app.charge(request, reply);
       return body;
     },
   );
@@ -84,7 +84,7 @@ export const verifyRoutes: FastifyPluginCallbackZod<{ runner: JobRunner }> = (ap
     },
     async (request, reply) => {
       const result = await perform(verifySingle, options.runner, request.query, callOf(request));
-      await app.charge(request, reply, verifySingle.id);
+      await app.charge(request, reply);
       return result;
     },
   );
