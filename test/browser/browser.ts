@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type LaunchOptions, type Page } from 'playwright-core';
 import { z } from 'zod';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -18,12 +18,14 @@ export const SCREENSHOTS = join(ROOT, 'docs', 'console');
 
 export const VIEWPORTS = { laptop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 
-export async function launch(): Promise<Browser> {
+/** `options` adds to the launch (a script with its own Ctrl-C handling turns playwright's off: `handleSIGINT: false`). */
+export async function launch(options: Omit<LaunchOptions, 'executablePath' | 'args'> = {}): Promise<Browser> {
   if (!existsSync(CHROMIUM))
     throw new Error(
       `No Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium), as .ci/run does. The browser tests never download one.`,
     );
   return chromium.launch({
+    ...options,
     executablePath: CHROMIUM,
     args: [
       '--no-sandbox',
