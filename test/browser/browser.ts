@@ -2,28 +2,31 @@
  * Debian's Chromium driven by playwright-core (no browser download), with what the console tests
  * check on every page: no request leaves the gateway's origin, no Content-Security-Policy
  * violation, no dialog (a script a hostile cell smuggled in would open one), axe-core's
- * accessibility rules, and screenshots at a laptop's and a phone's width written into
- * docs/console/.
+ * accessibility rules, and screenshots at a laptop's and a phone's width: into .tmp/console/
+ * (ignored by git), or into docs/console/, which docs/console.md shows, with UPDATE_SCREENSHOTS=1.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type LaunchOptions, type Page } from 'playwright-core';
 import { z } from 'zod';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ROOT = join(import.meta.dirname, '..', '..');
-export const SCREENSHOTS = join(ROOT, 'docs', 'console');
+/** A plain run leaves the tracked screenshots alone: a test run must not modify the tree. */
+export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'console') : join(ROOT, '.tmp', 'console');
 
 export const VIEWPORTS = { laptop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 
-export async function launch(): Promise<Browser> {
+/** `options` adds to the launch (a script with its own Ctrl-C handling turns playwright's off: `handleSIGINT: false`). */
+export async function launch(options: Omit<LaunchOptions, 'executablePath' | 'args'> = {}): Promise<Browser> {
   if (!existsSync(CHROMIUM))
     throw new Error(
       `No Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium), as .ci/run does. The browser tests never download one.`,
     );
   return chromium.launch({
+    ...options,
     executablePath: CHROMIUM,
     args: [
       '--no-sandbox',
@@ -85,7 +88,7 @@ export async function axe(page: Page, label: string): Promise<Violations> {
 export const serious = (violations: Violations): Violations =>
   violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
 
-/** The page at a laptop's and a phone's width, full length, as docs/console/<name>-<width>.png; back to the laptop width after. */
+/** The page at a laptop's and a phone's width, full length, as <SCREENSHOTS>/<name>-<width>.png; back to the laptop width after. */
 export async function screenshots(page: Page, name: string): Promise<void> {
   for (const [width, size] of Object.entries(VIEWPORTS)) {
     await page.setViewportSize(size);
