@@ -6,13 +6,13 @@
 import type { Config } from '@svc/config';
 import type { Redis } from '@svc/jobs/redis';
 import type { ListQueue, ListStore } from '@svc/lists';
+import { ListProcessor } from '@svc/lists/processor';
 import type { CallbackDispatcher } from '@svc/webhooks';
 import type { Meter } from '@svc/metering';
 import type { Logger } from '@svc/telemetry';
 import type { Registry } from 'prom-client';
 import type { SessionLimiter } from '../engine/host-limiter.ts';
 import { createVerifier } from '../handler.ts';
-import { ListProcessor } from './processor.ts';
 
 /** How often a list processor looks for expired lists and stalled work. */
 export const JANITOR_INTERVAL_MS = 30_000;

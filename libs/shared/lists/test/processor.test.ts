@@ -6,10 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { VerifyOutcome, VerifyResult } from '@svc/contracts';
-import { MemoryListStore, type ListQueue, type QueuedListJob } from '@svc/lists';
+import { MemoryListStore, type ListQueue, type QueuedListJob } from '../src/index.ts';
 import { RecordingCallbackDispatcher, verifyResult } from '@svc/testkit';
 import { MemoryMeter } from '@svc/metering';
-import { ListProcessor, type VerifyFn } from '../../src/lists/processor.ts';
+import { ListProcessor, type VerifyFn } from '../src/processor.ts';
 
 const acceptedResult = (email: string): VerifyResult => verifyResult(email);
 const accepted = (email: string): VerifyOutcome => ({ result: acceptedResult(email), temporary: false });

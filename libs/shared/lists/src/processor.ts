@@ -15,19 +15,10 @@ import { isEnded, type ListStatus, type VerifyOptions, type VerifyOutcome } from
 import { billingPeriod, costOf, listUnits, type Meter } from '@svc/metering';
 import type { Logger } from '@svc/telemetry';
 import type { CallbackDispatcher, ListEventType } from '@svc/webhooks';
-import {
-  chunkJobs,
-  ledgerOf,
-  toListObject,
-  type ListJob,
-  type ListQueue,
-  type ListRecord,
-  type ListStore,
-  type QueuedListJob,
-  type RetryMark,
-  type SettledEntry,
-} from '@svc/lists';
-import { retryDelayMs } from './temporary.ts';
+import { ledgerOf, toListObject, type ListRecord, type RetryMark, type SettledEntry } from './model.ts';
+import { chunkJobs, type ListJob, type ListQueue, type QueuedListJob } from './queue.ts';
+import { retryDelayMs } from './retry-delay.ts';
+import type { ListStore } from './store.ts';
 
 /**
  * The verify engine, called for a chunk's due addresses: each result with whether it was
