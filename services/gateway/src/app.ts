@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { ListService } from '@svc/lists/service';
 import { createAccessLog, loggerOptions } from '@svc/telemetry';
 import { clientErrorHandler, drainUnreadBody, frameworkErrorHandler, refuseConnect, watchResponses } from './errors/client-errors.ts';
 import { BODY_LIMIT_BYTES } from './errors/api-errors.ts';
@@ -20,7 +21,6 @@ import observabilityPlugin from './plugins/observability.ts';
 import openapiPlugin from './plugins/openapi.ts';
 import rateLimitPlugin from './plugins/rate-limit.ts';
 import { plainSerializerCompiler, schemaCompilersFactory, zodValidatorCompiler } from './plugins/validation.ts';
-import { ListService } from './lists/list-service.ts';
 import { healthRoutes } from './routes/health.ts';
 import { listRoutes } from './routes/lists.ts';
 import { qrRoutes } from './routes/qr.ts';

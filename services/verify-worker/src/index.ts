@@ -3,4 +3,3 @@ export type { Verifier, VerifyOptions, VerifyOutcome } from './engine/verifier.t
 export type { SessionLimiter } from './engine/host-limiter.ts';
 export { LocalPriorityLimiter, RedisHostLimiter, type PrioritySessionLimiter, type SessionPriority } from './engine/shared-host-limiter.ts';
 export { JANITOR_INTERVAL_MS, createListProcessor } from './lists/assemble.ts';
-export { ListProcessor } from './lists/processor.ts';

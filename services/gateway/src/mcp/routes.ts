@@ -12,7 +12,7 @@
  */
 import { ApiError } from '@svc/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ListService } from '../lists/list-service.ts';
+import type { ListService } from '@svc/lists/service';
 import { callOf, type JobRunner } from '../operation.ts';
 import { InFlightToolCalls } from './cancellation.ts';
 import type { CancellationRelay } from './cancellation-relay.ts';

@@ -9,7 +9,7 @@ import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/typ
 import type { FastifyBaseLogger } from 'fastify';
 import { CallerGoneError } from '@svc/jobs';
 import { logApiError, toApiError } from '../errors/api-errors.ts';
-import type { ListService } from '../lists/list-service.ts';
+import type { ListService } from '@svc/lists/service';
 import type { CallContext, JobRunner } from '../operation.ts';
 import type { ChargeResult } from '../plugins/metering.ts';
 import type { ApiKeyRecord } from '../stores/key-store.ts';

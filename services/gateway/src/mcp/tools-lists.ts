@@ -1,7 +1,9 @@
 /**
  * The list tools of the email-verify tool server: create a list, follow its status, read its
- * results a page at a time (a tool answer cannot stream), cancel it. Arguments are validated and errors
- * mapped by the REST routes' own code; bodies are the REST bodies.
+ * results a page at a time (a tool answer cannot stream), cancel it. A door over
+ * `@svc/lists/service`, as the REST routes are: arguments are read and refused by the package's
+ * code, and answers are the REST bodies; what is MCP's (tool descriptions, the results page's
+ * cursor, `_meta`) is here.
  */
 import { Readable } from 'node:stream';
 import {
@@ -17,11 +19,16 @@ import {
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { readCsvUpload } from '../lists/csv-upload.ts';
-import { settledEntries } from '../lists/list-results.ts';
-import type { NewListInput } from '../lists/list-service.ts';
+import {
+  PARAMETER_MESSAGES,
+  jsonInput,
+  listBodyError,
+  parameterError,
+  readCsvUpload,
+  resultsPage,
+  type NewListInput,
+} from '@svc/lists/service';
 import { logApiError, toApiError } from '../errors/api-errors.ts';
-import { CURSOR_MESSAGE, jsonInput, listBodyError, parameterError } from '../routes/lists.ts';
 import { advertisedInput, parseArguments } from './advertised-schema.ts';
 import { errorResult, textContent, type ToolContext } from './tool-result.ts';
 
@@ -86,7 +93,7 @@ async function answer(
 /** The status and results tools' arguments, refused in their own terms (the REST query's limits differ). */
 const argumentError = parameterError({
   id: 'id is required: the list id (`lst_...`) the create tool returned.',
-  cursor: CURSOR_MESSAGE,
+  cursor: PARAMETER_MESSAGES.cursor,
   limit: `limit must be an integer from 1 to ${RESULTS_PAGE_MAX}.`,
 });
 
@@ -158,22 +165,14 @@ export function registerListTools(server: McpServer, context: ToolContext): void
       answer(context, async () => {
         const { id, cursor, limit } = parseArguments(resultsInput, args, argumentError);
         const record = await context.lists.get(context.key.id, id);
-        const from = cursor === undefined ? 0 : Number(cursor);
-        const results = [];
-        let last = from - 1;
-        for await (const entry of settledEntries(context.lists.store, record, from, limit)) {
-          results.push({ ...entry.result, position: entry.position });
-          last = entry.position;
-        }
-        const rows = record.count + (record.layout.skipped ?? 0); // rows without an address have positions too
-        const next = results.length === limit && last + 1 < rows ? String(last + 1) : null;
+        const page = await resultsPage(context.lists.store, record, cursor === undefined ? 0 : Number(cursor), limit);
         return {
           id: record.id,
           status: record.status,
           count: record.count,
           pending: record.count - record.processed,
-          results,
-          nextCursor: next,
+          results: page.results,
+          nextCursor: page.next === null ? null : String(page.next),
         };
       }),
   );

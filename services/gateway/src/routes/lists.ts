@@ -1,8 +1,10 @@
 /**
- * List verification routes (`/v1/email-verify/lists`). Creating a list is the metered call of
- * `email-verify.list` (rate limited, costs 0: units are billed as workers process them); reading
- * and cancelling are free. This plugin is encapsulated: its CSV body parser, 16 MiB body limit
- * and their error messages apply to these routes only.
+ * List verification routes (`/v1/email-verify/lists`), a door over `@svc/lists/service`: what is
+ * HTTP's is here (media types, the CSV body as a stream, query parameters, OpenAPI, status codes
+ * and headers); what a list is, and how its input is refused, is the package's. Creating a list
+ * is the metered call of `email-verify.list` (rate limited, costs 0: units are billed as workers
+ * process them); reading and cancelling are free. This plugin is encapsulated: its CSV body
+ * parser, 16 MiB body limit and their error messages apply to these routes only.
  */
 import { Readable } from 'node:stream';
 import {
@@ -21,14 +23,22 @@ import {
   type ListCreateBody,
 } from '@svc/contracts';
 import { decodeCursor } from '@svc/lists';
+import {
+  PARAMETER_MESSAGES,
+  csvResults,
+  jsonInput,
+  jsonResults,
+  listBodyError,
+  parameterError,
+  payloadTooLarge,
+  readCsvUpload,
+  type ListService,
+  type NewListInput,
+} from '@svc/lists/service';
 import type { FastifyError, FastifyRequest } from 'fastify';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { payloadTooLarge, readCsvUpload } from '../lists/csv-upload.ts';
 import { LIST_UPLOAD_TIMEOUT_MS } from '../plugins/body-timeout.ts';
-import { csvResults, jsonResults } from '../lists/list-results.ts';
-import type { ListService, NewListInput } from '../lists/list-service.ts';
-import { tooManyAddresses } from '../lists/list-builder.ts';
 import {
   LIST_CREATED_EXAMPLE,
   LIST_CREATE_ERRORS,
@@ -48,51 +58,11 @@ import { hasBody } from '../request-body.ts';
 import { BEARER_SECURITY, callerKey } from './guards.ts';
 
 const PREFIX = '/v1/email-verify/lists';
-const JSON_LAYOUT = { columns: ['email'], addressColumn: 0, delimiter: ',', bom: false } as const;
-
-/** docs/lists.md, "Limits": over the limit is `too_many_emails`; a bad name or callback `invalid_parameter`; the rest `invalid_request`. */
-export function listBodyError(error: z.ZodError, takes = 'the body takes `emails`, `name` and `callbackUrl`'): ApiError {
-  const issue = error.issues[0];
-  const field = issue?.path[0];
-  if (issue?.code === 'too_big' && field === 'emails' && issue.path.length === 1) return tooManyAddresses();
-  if (field === 'name') return invalidParameter('name', 'name must be a string of 1 to 200 characters.');
-  if (field === 'callbackUrl') return invalidParameter('callbackUrl', 'callbackUrl must be an https:// URL of at most 2048 characters.');
-  if (field === 'column') return invalidParameter('column', 'column must be a header of the file or a column number counted from 1.');
-  if (field === 'csv') return invalidParameter('csv', 'csv must be the text of a CSV file.');
-  if (issue?.code === 'unrecognized_keys')
-    return new ApiError('invalid_request', `Unknown field ${issue.keys.map((key) => `\`${key}\``).join(', ')}; ${takes}.`);
-  return new ApiError(
-    'invalid_request',
-    `The body must be a JSON object whose \`emails\` is an array of 1 to ${MAX_LIST_ADDRESSES} address strings.`,
-    {
-      details: { path: ['$', ...(issue?.path ?? []).map(String)].join('.') },
-    },
-  );
-}
-
-/**
- * A refusal of the first bad parameter, in `messages`' terms: a parameter the schema does not know
- * (perhaps one of another route) is unknown, not malformed. Shared by the list routes and tools.
- */
-export const parameterError =
-  (messages: Record<string, string>) =>
-  (error: z.ZodError): ApiError => {
-    const issue = error.issues[0];
-    if (issue?.code === 'unrecognized_keys')
-      return invalidParameter(issue.keys[0] ?? '?', `Unknown parameter \`${issue.keys[0] ?? '?'}\`.`);
-    const param = String(issue?.path[0] ?? '?');
-    return invalidParameter(param, messages[param] ?? `\`${param}\` is malformed.`);
-  };
-
-export const CURSOR_MESSAGE = 'cursor must be the nextCursor of a previous page.';
 
 const queryError = parameterError({
+  ...PARAMETER_MESSAGES,
   limit: 'limit must be an integer from 1 to 100.',
-  cursor: CURSOR_MESSAGE,
   format: 'format must be json or csv.',
-  name: 'name must be a string of 1 to 200 characters.',
-  callbackUrl: 'callbackUrl must be an https:// URL of at most 2048 characters.',
-  column: 'column must be a header of the file or a column number counted from 1.',
 });
 
 const idParams = validated(
@@ -138,18 +108,6 @@ function isValidatedJsonList(body: unknown): body is ListCreateBody {
 }
 
 const missingListBody = () => new ApiError('invalid_request', 'Send the list as a JSON object `{ "emails": [...] }` or as CSV.');
-
-/** A JSON list as upload rows. */
-export function jsonInput(body: ListCreateBody): NewListInput {
-  return {
-    name: body.name,
-    callbackUrl: body.callbackUrl,
-    layout: { ...JSON_LAYOUT, columns: [...JSON_LAYOUT.columns] },
-    rows: (function* () {
-      for (const email of body.emails) yield [email];
-    })(),
-  };
-}
 
 /** Routes that read what a key has: no operation, no metering. */
 const reading = { config: { auth: 'key' as const } };
@@ -291,8 +249,7 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
     },
     async (request) => {
       const { limit, cursor } = request.query;
-      if (cursor !== undefined && decodeCursor(cursor) === undefined)
-        throw invalidParameter('cursor', 'cursor must be the nextCursor of a previous page.');
+      if (cursor !== undefined && decodeCursor(cursor) === undefined) throw invalidParameter('cursor', PARAMETER_MESSAGES.cursor);
       return lists.page(callerKey(request).id, limit, cursor);
     },
   );

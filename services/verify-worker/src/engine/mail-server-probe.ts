@@ -16,6 +16,7 @@
  * non-public address unless allowed.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { BeforeSession } from '@svc/contracts';
 import { classifySessionReply, isTransient, readRcptReply, retryAfterSeconds } from '../checks/index.ts';
 import { providerOf } from '../checks/provider.ts';
 import { refusesTheClient } from '../checks/refused-client.ts';
@@ -93,6 +94,8 @@ export interface ProbeContext {
   deadlineAt: number;
   /** Limits learnt per server address during this batch. */
   limits: Map<string, ServerLimits>;
+  /** The caller's say, once a slot is granted, before each session opens (a list that ended opens none). */
+  beforeSession?: BeforeSession | undefined;
 }
 
 function failureOutcome(result: SmtpSessionResult, server: string): ProbeOutcome {
@@ -166,7 +169,7 @@ export async function probeMailServers(
       const socksProxy = egress === undefined ? deps.session.socksProxy : egress.proxy;
       let result: SmtpSessionResult | undefined;
       try {
-        result = await holdSlotUntilClosed(deps.limiter, address, signal, (onClosed) => {
+        result = await holdSlotUntilClosed(deps.limiter, address, context, (onClosed) => {
           deps.trackOpen?.(1);
           if (egress !== undefined) deps.egress?.onSession?.(egress, provider);
           const { socksProxy: _configured, ...session } = deps.session;
@@ -248,12 +251,13 @@ export async function probeMailServers(
 function holdSlotUntilClosed(
   limiter: SessionLimiter,
   address: string,
-  signal: AbortSignal,
+  { signal, beforeSession }: Pick<ProbeContext, 'signal' | 'beforeSession'>,
   session: (onClosed: () => void) => Promise<SmtpSessionResult>,
 ): Promise<SmtpSessionResult> {
   return new Promise((resolve, reject) => {
     limiter
-      .run(address, signal, () => {
+      .run(address, signal, async () => {
+        await beforeSession?.();
         let release = () => {};
         const closed = new Promise<void>((done) => (release = done));
         session(release).then(resolve, (error: unknown) => {

@@ -6,18 +6,9 @@
 import { REASON_POINTS, clampToBand, decide, isTransient, retryAfterSeconds, score, type AddressFacts } from '../checks/index.ts';
 import type { ParsedAddress } from '../checks/index.ts';
 import { providerOf } from '../checks/provider.ts';
-import type { Reason, VerifyResult } from '@svc/contracts';
+import type { Reason, VerifyOutcome, VerifyResult } from '@svc/contracts';
 import type { MailHostsLookup } from '../dns/resolver.ts';
 import type { ProbeOutcome } from './mail-server-probe.ts';
-
-/** One address's result, and what a later retry needs to know. */
-export interface VerifyOutcome {
-  result: VerifyResult;
-  /** The outcome came from a temporary condition (a 4xx reply, a timeout, a failed connection or DNS lookup) and may change on a later try. */
-  temporary: boolean;
-  /** The delay, in seconds, that the reply deciding this outcome asked for before a retry, when its text states one. */
-  retryAfterSeconds?: number;
-}
 
 const NOT_CHECKED = {
   domainExists: null,

@@ -6,7 +6,7 @@
  * entry can fail the batch: an entry whose processing throws is that entry's `unexpected_error`.
  */
 import { setMaxListeners } from 'node:events';
-import { dedupKey, type Reason, type VerifyResult } from '@svc/contracts';
+import { dedupKey, type BeforeSession, type Reason, type VerifyOptions, type VerifyOutcome, type VerifyResult } from '@svc/contracts';
 import { deadlineSignal } from '@svc/jobs';
 import {
   classifySessionReply,
@@ -27,10 +27,16 @@ import {
 import { fromCachedOutcome, outcomeCacheKey, toCachedOutcome, type CachedOutcome } from '../cache/cached-outcome.ts';
 import type { MailHost, MailHostsLookup } from '../dns/resolver.ts';
 import { controlAddress } from './control-address.ts';
-import { probeMailServers, type MailServerProbeDeps, type ProbeOutcome, type ServerLimits } from './mail-server-probe.ts';
-import { invalidSyntaxOutcome, probedOutcome, unexpectedErrorOutcome, type VerifyOutcome } from './results.ts';
+import {
+  probeMailServers,
+  type MailServerProbeDeps,
+  type ProbeContext,
+  type ProbeOutcome,
+  type ServerLimits,
+} from './mail-server-probe.ts';
+import { invalidSyntaxOutcome, probedOutcome, unexpectedErrorOutcome } from './results.ts';
 
-export type { VerifyOutcome } from './results.ts';
+export type { VerifyOptions, VerifyOutcome } from '@svc/contracts';
 
 export interface VerifierDeps {
   lookupMailHosts: (domain: string) => Promise<MailHostsLookup>;
@@ -66,11 +72,6 @@ export interface VerifierHealth {
   egressOpenSince(since: number): Promise<boolean>;
   /** The latest verdicts without waiting, for a batch whose deadline came first: unknown trust is no trust, an unknown egress is open. */
   latest(): { resolverTrusted: boolean; egressOpen: boolean };
-}
-
-export interface VerifyOptions {
-  deadlineAt: number;
-  signal: AbortSignal;
 }
 
 /** Outcomes worth remembering: they will not change on the next try. */
@@ -122,7 +123,7 @@ export class Verifier {
     setMaxListeners(0, signal); // one listener per concurrent session, by design
     let byKey: Map<string, VerifyOutcome>;
     try {
-      byKey = await this.verifyDistinct(emails, signal, deadlineAt);
+      byKey = await this.verifyDistinct(emails, signal, deadlineAt, options.beforeSession);
     } finally {
       release();
     }
@@ -132,7 +133,12 @@ export class Verifier {
     });
   }
 
-  private async verifyDistinct(emails: string[], signal: AbortSignal, deadlineAt: number): Promise<Map<string, VerifyOutcome>> {
+  private async verifyDistinct(
+    emails: string[],
+    signal: AbortSignal,
+    deadlineAt: number,
+    beforeSession: BeforeSession | undefined,
+  ): Promise<Map<string, VerifyOutcome>> {
     const settled = new Map<string, VerifyOutcome>();
     const toProbe = new Map<string, ParsedAddress>();
     for (const email of emails) {
@@ -183,7 +189,9 @@ export class Verifier {
 
     const controls = new Map<string, string>();
     const probedAt = Date.now();
-    const outcomes = canProbe ? await this.probe(toProbe, lookups, controls, signal, deadlineAt) : new Map<string, ProbeOutcome>();
+    const outcomes = canProbe
+      ? await this.probe(toProbe, lookups, controls, { signal, deadlineAt, beforeSession })
+      : new Map<string, ProbeOutcome>();
     // No mail server at all could be reached: port 25 may have closed since the last check. A
     // check begun now tells a blocked egress (smtp_unavailable) from servers that are down.
     if (canProbe && health !== undefined && !signal.aborted && outcomes.size > 0 && [...outcomes.values()].every(unreached))
@@ -248,8 +256,7 @@ export class Verifier {
     toProbe: Map<string, ParsedAddress>,
     lookups: Map<string, MailHostsLookup>,
     controls: Map<string, string>,
-    signal: AbortSignal,
-    deadlineAt: number,
+    call: Omit<ProbeContext, 'limits'>,
   ): Promise<Map<string, ProbeOutcome>> {
     const groups = new Map<string, { hosts: MailHost[]; byDomain: Map<string, string[]> }>();
     for (const parsed of toProbe.values()) {
@@ -272,7 +279,7 @@ export class Verifier {
           postmasterOf(domain),
           ...addresses,
         ]);
-        const found = await probeMailServers(group.hosts, [...new Set(recipients)], this.deps.probe, { signal, deadlineAt, limits }).catch(
+        const found = await probeMailServers(group.hosts, [...new Set(recipients)], this.deps.probe, { ...call, limits }).catch(
           () => new Map<string, ProbeOutcome>(),
         );
         for (const [recipient, outcome] of found) outcomes.set(recipient, outcome);

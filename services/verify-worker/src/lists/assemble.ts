@@ -6,14 +6,13 @@
 import type { Config } from '@svc/config';
 import type { Redis } from '@svc/jobs/redis';
 import type { ListQueue, ListStore } from '@svc/lists';
+import { ListProcessor } from '@svc/lists/processor';
 import type { CallbackDispatcher } from '@svc/webhooks';
 import type { Meter } from '@svc/metering';
 import type { Logger } from '@svc/telemetry';
 import type { Registry } from 'prom-client';
 import type { SessionLimiter } from '../engine/host-limiter.ts';
 import { createVerifier } from '../handler.ts';
-import { isEnded } from '@svc/contracts';
-import { ListProcessor, gatedByList } from './processor.ts';
 
 /** How often a list processor looks for expired lists and stalled work. */
 export const JANITOR_INTERVAL_MS = 30_000;
@@ -38,15 +37,13 @@ export function createListProcessor(parts: ListWorkParts): ListProcessor {
     ...(parts.registry === undefined ? {} : { registry: parts.registry }),
     ...(parts.redis === undefined ? {} : { redis: parts.redis }),
     ...(parts.logger === undefined ? {} : { logger: parts.logger }),
-    limiter: gatedByList(parts.limiter, async (listId) => {
-      const record = await parts.store.get(listId);
-      return record !== undefined && !isEnded(record.status);
-    }),
+    limiter: parts.limiter,
   });
   return new ListProcessor({
     store: parts.store,
     queue: parts.queue,
     meter: parts.meter,
+    // The processor's gate (`beforeSession`) rides with each call down to the session slots.
     verify: (emails, options) => verifier.verifyDetailed(emails, options),
     ...(parts.dispatcher === undefined ? {} : { dispatcher: parts.dispatcher }),
     retryDelaysS: config.LIST_RETRY_DELAYS_S,

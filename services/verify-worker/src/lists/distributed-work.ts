@@ -3,6 +3,7 @@ import type { Config } from '@svc/config';
 import type { Redis } from '@svc/jobs/redis';
 import type { Worker } from '@svc/jobs/bullmq';
 import { BullListQueue, startListWorker } from '@svc/lists/bullmq';
+import type { ListProcessor } from '@svc/lists/processor';
 import { RedisListStore } from '@svc/lists/redis';
 import { RedisMeter } from '@svc/metering';
 import type { Logger } from '@svc/telemetry';
@@ -10,7 +11,6 @@ import type { CallbackDispatcher } from '@svc/webhooks';
 import type { Registry } from 'prom-client';
 import type { SessionLimiter } from '../engine/host-limiter.ts';
 import { JANITOR_INTERVAL_MS, createListProcessor } from './assemble.ts';
-import type { ListProcessor } from './processor.ts';
 
 export interface DistributedListWork {
   worker: Worker;

@@ -104,6 +104,41 @@ describe('probe: guards against address harvesting', () => {
   });
 });
 
+describe("probe: the caller's say before each session", () => {
+  it('is asked in the slot once per session, before it opens', async () => {
+    const [server] = await start({ users: at('k1', 'k2', 'k3', 'k4'), harvestGuard: { afterRejections: 2 } });
+    let asked = 0;
+    const outcomes = await probeMailServers(hostsOf(1), at('ctl', 'k1', 'x1', 'k2', 'x2', 'k3', 'x3'), deps(), {
+      signal: AbortSignal.timeout(10_000),
+      deadlineAt: Date.now() + 10_000,
+      limits: new Map(),
+      beforeSession: () => {
+        asked += 1;
+        return Promise.resolve();
+      },
+    });
+    expect(Object.values(codes(outcomes)).every((code) => code.startsWith('rcpt'))).toBe(true);
+    expect(server!.connections).toBeGreaterThan(1);
+    expect(asked).toBe(server!.connections);
+  });
+
+  it('refused (a list that ended): no session opens, and what the caller aborted ends as timeouts', async () => {
+    const [server] = await start({ users: at('k1') });
+    const stop = new AbortController();
+    const outcomes = await probeMailServers(hostsOf(1), at('ctl', 'k1'), deps(), {
+      signal: stop.signal,
+      deadlineAt: Date.now() + 10_000,
+      limits: new Map(),
+      beforeSession: () => {
+        stop.abort(new Error('list ended'));
+        return Promise.reject(new Error('list ended before this session'));
+      },
+    });
+    expect(codes(outcomes)).toEqual({ 'ctl@rig.test': 'timeout', 'k1@rig.test': 'timeout' });
+    expect(server!.connections).toBe(0);
+  });
+});
+
 describe('probe: refusals of the connection', () => {
   it('421 "try again later" at the greeting: retried within the deadline, and answered', async () => {
     const [server] = await start({ greetingTempfail: { connections: 2 }, users: at('k1') });

@@ -5,12 +5,11 @@
  * fails for good fails its list with its callback handed over once.
  */
 import { describe, expect, it } from 'vitest';
-import type { VerifyResult } from '@svc/contracts';
-import { MemoryListStore, type ListQueue, type QueuedListJob } from '@svc/lists';
+import type { VerifyOutcome, VerifyResult } from '@svc/contracts';
+import { MemoryListStore, type ListQueue, type QueuedListJob } from '../src/index.ts';
 import { RecordingCallbackDispatcher, verifyResult } from '@svc/testkit';
 import { MemoryMeter } from '@svc/metering';
-import type { VerifyOutcome } from '../../src/engine/results.ts';
-import { ListProcessor, type VerifyFn } from '../../src/lists/processor.ts';
+import { ListProcessor, type VerifyFn } from '../src/processor.ts';
 
 const acceptedResult = (email: string): VerifyResult => verifyResult(email);
 const accepted = (email: string): VerifyOutcome => ({ result: acceptedResult(email), temporary: false });
@@ -93,6 +92,23 @@ describe('list processor', () => {
     expect(await store.get(id)).toMatchObject({ status: 'completed', processed: 3, finished: true });
     expect(await meter.ledger(`list:${id}`, 'key')).toEqual({ units: 1, billableUnits: 1 });
     expect(dispatcher.events.map((event) => event.type)).toEqual(['list.completed']);
+  });
+
+  it('a list cancelled while its chunk is probed: the next session is refused and the chunk aborted, nothing recorded or billed', async () => {
+    const gate: { opened?: boolean; refused?: unknown; aborted?: boolean } = {};
+    const { store, meter, processor, id, signal, dispatcher } = await setup(async (emails, options) => {
+      await options.beforeSession(); // the first session: the list is running
+      gate.opened = true;
+      await store.end(id, 'cancelled', 1_000_000, 'evt_cancelled');
+      gate.refused = await options.beforeSession().catch((error: unknown) => error);
+      gate.aborted = options.signal.aborted;
+      return emails.map(accepted); // an answer after the cancel is dropped
+    });
+    await processor.handle({ kind: 'chunk', listId: id, chunk: 0 }, signal);
+    expect(gate).toEqual({ opened: true, refused: new Error('list ended before this session'), aborted: true });
+    expect(await store.get(id)).toMatchObject({ status: 'cancelled', processed: 0, finished: true });
+    expect(await meter.ledger(`list:${id}`, 'key')).toEqual({ units: 0, billableUnits: 0 });
+    expect(dispatcher.events.map((event) => event.type)).toEqual(['list.cancelled']);
   });
 
   it('a crash between recording and queueing the retry is repaired when the job runs again', async () => {

@@ -5,10 +5,11 @@
  * it are left out with the rest, so `pending` is exact (`count - processed` of that record).
  */
 import { RESULT_COLUMNS, type VerifyResult } from '@svc/contracts';
-import { INPUT_CHUNK_ROWS, NO_ADDRESS, type ListRecord, type ListStore } from '@svc/lists';
+import { INPUT_CHUNK_ROWS, NO_ADDRESS, type ListRecord } from './model.ts';
+import type { ListStore } from './store.ts';
 import { stringify } from 'csv-stringify/sync';
 
-export interface SettledEntry {
+export interface SettledRow {
   /** Position in the upload, from 0. */
   position: number;
   cells: string[];
@@ -23,8 +24,25 @@ export interface BlankRow {
 }
 
 /** Settled entries from input position `from` on, in input order, until `limit` are found or the list ends. */
-export async function* settledEntries(store: ListStore, record: ListRecord, from = 0, limit = Infinity): AsyncGenerator<SettledEntry> {
+export async function* settledEntries(store: ListStore, record: ListRecord, from = 0, limit = Infinity): AsyncGenerator<SettledRow> {
   for await (const row of uploadRows(store, record, from, limit, false)) if (row.result !== null) yield row;
+}
+
+/** A page of results from input position `from` on, each with its position, and where the next page starts (null after the last row). */
+export async function resultsPage(
+  store: ListStore,
+  record: ListRecord,
+  from: number,
+  limit: number,
+): Promise<{ results: Array<VerifyResult & { position: number }>; next: number | null }> {
+  const results: Array<VerifyResult & { position: number }> = [];
+  let last = from - 1;
+  for await (const entry of settledEntries(store, record, from, limit)) {
+    results.push({ ...entry.result, position: entry.position });
+    last = entry.position;
+  }
+  const rows = record.count + (record.layout.skipped ?? 0); // rows without an address have positions too
+  return { results, next: results.length === limit && last + 1 < rows ? last + 1 : null };
 }
 
 /** Settled entries and rows without an address, in input order (`blank` on: those rows are yielded too, not counted in `limit`). */
@@ -34,7 +52,7 @@ async function* uploadRows(
   from: number,
   limit: number,
   blank: boolean,
-): AsyncGenerator<SettledEntry | BlankRow> {
+): AsyncGenerator<SettledRow | BlankRow> {
   const address = record.layout.addressColumn;
   let found = 0;
   for (let chunk = Math.floor(from / INPUT_CHUNK_ROWS); chunk < record.inputChunks && found < limit; chunk += 1) {

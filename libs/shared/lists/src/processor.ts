@@ -10,51 +10,22 @@
  * Every step can run again after a crash and record nothing twice. The janitor finishes what a
  * crash left between steps (a list ended but not finished, a list created but never queued).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { isEnded, type ListStatus } from '@svc/contracts';
-import {
-  chunkJobs,
-  ledgerOf,
-  toListObject,
-  type ListJob,
-  type ListQueue,
-  type ListRecord,
-  type ListStore,
-  type QueuedListJob,
-  type RetryMark,
-  type SettledEntry,
-} from '@svc/lists';
-import { type CallbackDispatcher, type ListEventType } from '@svc/webhooks';
+import { isEnded, type ListStatus, type VerifyOptions, type VerifyOutcome } from '@svc/contracts';
 import { billingPeriod, costOf, listUnits, type Meter } from '@svc/metering';
 import type { Logger } from '@svc/telemetry';
-import type { SessionLimiter } from '../engine/host-limiter.ts';
-import type { VerifyOutcome } from '../engine/results.ts';
-import { retryDelayMs } from './temporary.ts';
-
-/** The list whose chunk is being probed, seen by the session gate below through the engine's calls. */
-const probing = new AsyncLocalStorage<{ listId: string; stop: AbortController }>();
+import type { CallbackDispatcher, ListEventType } from '@svc/webhooks';
+import { ledgerOf, toListObject, type ListRecord, type RetryMark, type SettledEntry } from './model.ts';
+import { chunkJobs, type ListJob, type ListQueue, type QueuedListJob } from './queue.ts';
+import { retryDelayMs } from './retry-delay.ts';
+import type { ListStore } from './store.ts';
 
 /**
- * Session slots for list work that open no session for a list cancelled meanwhile: once a slot
- * is granted, the list is read again before its session starts.
+ * The verify engine, called for a chunk's due addresses: each result with whether it was
+ * temporary and the delay a server asked for. `beforeSession` is the list's gate: the engine
+ * asks it once a session slot is granted, before the session opens.
  */
-export function gatedByList(limiter: SessionLimiter, isActive: (listId: string) => Promise<boolean>): SessionLimiter {
-  return {
-    run: (host, signal, task) =>
-      limiter.run(host, signal, async () => {
-        const current = probing.getStore();
-        if (current !== undefined && !(await isActive(current.listId))) {
-          current.stop.abort(new Error('list ended'));
-          throw new Error('list ended before this session');
-        }
-        return task();
-      }),
-  };
-}
-
-/** The engine's detailed answer: each result with whether it was temporary and the delay a server asked for. */
-export type VerifyFn = (emails: string[], options: { deadlineAt: number; signal: AbortSignal }) => Promise<VerifyOutcome[]>;
+export type VerifyFn = (emails: string[], options: Required<VerifyOptions>) => Promise<VerifyOutcome[]>;
 
 export interface ListProcessorDeps {
   store: ListStore;
@@ -111,11 +82,13 @@ export class ListProcessor {
       const stopWatching = this.watchForEnd(record.id, cancelled);
       let results: VerifyOutcome[];
       try {
-        results = await probing.run({ listId: record.id, stop: cancelled }, () =>
-          this.deps.verify(
-            due.map(([, address]) => address),
-            { deadlineAt: this.now() + this.deps.chunkDeadlineMs, signal: AbortSignal.any([signal, cancelled.signal]) },
-          ),
+        results = await this.deps.verify(
+          due.map(([, address]) => address),
+          {
+            deadlineAt: this.now() + this.deps.chunkDeadlineMs,
+            signal: AbortSignal.any([signal, cancelled.signal]),
+            beforeSession: () => this.stillActive(record.id, cancelled),
+          },
         );
       } finally {
         stopWatching();
@@ -146,6 +119,17 @@ export class ListProcessor {
     }
     if (isEnded(outcome.status)) await this.finish(record.id);
   };
+
+  /**
+   * Opens no session for a list that ended (cancelled) since its chunk began: the list is read
+   * again once a slot is granted, and the chunk's verify is aborted when it ended.
+   */
+  private async stillActive(listId: string, controller: AbortController): Promise<void> {
+    const current = await this.deps.store.get(listId);
+    if (current !== undefined && !isEnded(current.status)) return;
+    controller.abort(new Error('list ended'));
+    throw new Error('list ended before this session');
+  }
 
   /** Aborts `controller` when the list ends (cancelled) while its addresses are being probed. */
   private watchForEnd(listId: string, controller: AbortController): () => void {

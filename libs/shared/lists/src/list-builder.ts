@@ -6,7 +6,8 @@
  * SMTP sessions.
  */
 import { ApiError, MAX_LIST_ADDRESSES, dedupKey } from '@svc/contracts';
-import { INPUT_CHUNK_ROWS, NO_ADDRESS, WORK_CHUNK_SIZE, type InputRow, type ListStore, type WorkItem } from '@svc/lists';
+import { INPUT_CHUNK_ROWS, NO_ADDRESS, WORK_CHUNK_SIZE, type InputRow, type WorkItem } from './model.ts';
+import type { ListStore } from './store.ts';
 
 export const tooManyAddresses = (): ApiError =>
   new ApiError('too_many_emails', `A list may contain at most ${MAX_LIST_ADDRESSES} addresses.`, {

@@ -8,7 +8,7 @@
  */
 import type { Readable } from 'node:stream';
 import { ApiError, LIST_BODY_LIMIT_BYTES } from '@svc/contracts';
-import type { CsvLayout } from '@svc/lists';
+import type { CsvLayout } from './model.ts';
 import { CsvError, parse } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
 import { SAMPLE_ROWS, chooseColumn, type ColumnChoice } from './csv-columns.ts';

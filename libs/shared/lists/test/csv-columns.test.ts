@@ -5,7 +5,7 @@
  * `?column=` by name and by index, and a file with no address column refused.
  */
 import { describe, expect, it } from 'vitest';
-import { chooseColumn, headerKind, looksLikeAddress } from '../../src/lists/csv-columns.ts';
+import { chooseColumn, headerKind, looksLikeAddress } from '../src/csv-columns.ts';
 
 /** A row of `width` cells with `address` in column `at` and names elsewhere. */
 const row = (width: number, at: number, address: string): string[] =>

@@ -7,22 +7,14 @@ import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ApiError, LIST_ID, invalidParameter, isEnded, type ListObject, type OperationId } from '@svc/contracts';
 import { unavailableError } from '@svc/jobs';
-import {
-  LIST_QUEUE,
-  chunkJobs,
-  ledgerOf,
-  newListIdFor,
-  toListObject,
-  type CsvLayout,
-  type ListQueue,
-  type ListRecord,
-  type ListStore,
-} from '@svc/lists';
-import { checkCallbackUrl } from '@svc/webhooks';
 import { allowanceFor, billingPeriod, costOf, freeRemaining, poolCallsIn, type FreeAllowances, type Meter } from '@svc/metering';
-import type { FastifyBaseLogger } from 'fastify';
-import type { ApiKeyRecord } from '../stores/key-store.ts';
+import type { Logger } from '@svc/telemetry';
+import { checkCallbackUrl } from '@svc/webhooks';
 import { ListBuilder } from './list-builder.ts';
+import { newListIdFor } from './list-id.ts';
+import { ledgerOf, toListObject, type CsvLayout, type ListRecord } from './model.ts';
+import { LIST_QUEUE, chunkJobs, type ListQueue } from './queue.ts';
+import type { ListStore } from './store.ts';
 
 const OPERATION: OperationId = 'email-verify.list';
 /** How long an upload may take before its active-list slot is given back. */
@@ -49,8 +41,14 @@ export interface NewListInput {
   settle?: () => Partial<CsvLayout>;
 }
 
-/** A new list's id, in its key's Redis Cluster slot (see list-id.ts in @svc/lists). */
-export const newListId = (keyId: string): string => newListIdFor(keyId);
+/** The API key a list belongs to: its id, and the free allowances it has instead of the configured ones. */
+export interface ListOwner {
+  id: string;
+  freeAllowance: Partial<Record<OperationId, number>>;
+}
+
+/** Where a list stored but not queued is told (the gateway passes the request's logger). */
+export type ListLog = Pick<Logger, 'warn'>;
 
 /** Redis (or the queue) failing is 503, as for every other operation. */
 async function backend<T>(step: () => Promise<T>): Promise<T> {
@@ -71,11 +69,11 @@ export class ListService {
   }
 
   /** The batch free allowance the key's list units draw on. */
-  allowanceOf(key: ApiKeyRecord): number {
+  allowanceOf(key: ListOwner): number {
     return allowanceFor(OPERATION, key.freeAllowance, this.deps.freeAllowances);
   }
 
-  async freeRemaining(key: ApiKeyRecord): Promise<number> {
+  async freeRemaining(key: ListOwner): Promise<number> {
     const usage = await backend(() => this.deps.meter.usage(key.id, billingPeriod()));
     return freeRemaining(this.allowanceOf(key), poolCallsIn(OPERATION, usage));
   }
@@ -86,9 +84,9 @@ export class ListService {
     if (!checked.ok) throw invalidParameter('callbackUrl', checked.message);
   }
 
-  async create(key: ApiKeyRecord, input: NewListInput, log: FastifyBaseLogger): Promise<ListObject> {
+  async create(key: ListOwner, input: NewListInput, log: ListLog): Promise<ListObject> {
     this.checkCallback(input.callbackUrl);
-    const id = newListId(key.id);
+    const id = newListIdFor(key.id);
     const now = Date.now();
     const held = await backend(() => this.deps.store.reserve(key.id, id, this.deps.maxActivePerKey, now, UPLOAD_HOLD_MS));
     if (!held) {

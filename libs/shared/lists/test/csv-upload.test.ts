@@ -5,8 +5,8 @@
  */
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { chooseColumn } from '../../src/lists/csv-columns.ts';
-import { detectDelimiter, readCsvUpload, type CsvUploadOptions } from '../../src/lists/csv-upload.ts';
+import { chooseColumn } from '../src/csv-columns.ts';
+import { detectDelimiter, readCsvUpload, type CsvUploadOptions } from '../src/csv-upload.ts';
 
 /** The body arriving in small pieces, as over a slow connection. */
 const body = (text: string | Buffer, piece = 7) => {
