@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ApiError, LIST_ID, invalidParameter, isEnded, type ListObject, type OperationId } from '@svc/contracts';
-import { unavailableError } from '@svc/jobs';
+import { storeUnavailableError, type BackendPart } from '@svc/jobs';
 import { allowanceFor, billingPeriod, costOf, freeRemaining, poolCallsIn, type FreeAllowances, type Meter } from '@svc/metering';
 import type { Logger } from '@svc/telemetry';
 import { checkCallbackUrl } from '@svc/webhooks';
@@ -50,13 +50,13 @@ export interface ListOwner {
 /** Where a list stored but not queued is told (the gateway passes the request's logger). */
 export type ListLog = Pick<Logger, 'warn'>;
 
-/** Redis (or the queue) failing is 503, as for every other operation. */
-async function backend<T>(step: () => Promise<T>): Promise<T> {
+/** Redis failing is 503, as for every other operation, naming the store that did not answer. */
+async function backend<T>(part: BackendPart, step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    throw unavailableError(error);
+    throw storeUnavailableError(part, error);
   }
 }
 
@@ -74,7 +74,7 @@ export class ListService {
   }
 
   async freeRemaining(key: ListOwner): Promise<number> {
-    const usage = await backend(() => this.deps.meter.usage(key.id, billingPeriod()));
+    const usage = await backend('meter', () => this.deps.meter.usage(key.id, billingPeriod()));
     return freeRemaining(this.allowanceOf(key), poolCallsIn(OPERATION, usage));
   }
 
@@ -88,7 +88,7 @@ export class ListService {
     this.checkCallback(input.callbackUrl);
     const id = newListIdFor(key.id);
     const now = Date.now();
-    const held = await backend(() => this.deps.store.reserve(key.id, id, this.deps.maxActivePerKey, now, UPLOAD_HOLD_MS));
+    const held = await backend('list store', () => this.deps.store.reserve(key.id, id, this.deps.maxActivePerKey, now, UPLOAD_HOLD_MS));
     if (!held) {
       throw new ApiError(
         'rate_limited',
@@ -100,11 +100,11 @@ export class ListService {
     let workChunks = 0;
     try {
       for await (const row of input.rows) {
-        await backend(() => builder.add(row));
+        await backend('list store', () => builder.add(row));
         // Let other requests in: reading 100,000 rows otherwise holds the event loop for a second.
         if ((builder.count + builder.skipped) % YIELD_EVERY_ROWS === 0) await nextTurn();
       }
-      await backend(() => builder.flush());
+      await backend('list store', () => builder.flush());
       if (builder.count === 0)
         throw new ApiError(
           'invalid_request',
@@ -116,7 +116,7 @@ export class ListService {
       for (let column = columns.length; column < builder.width; column += 1) columns.push(`column_${column + 1}`);
       const work = builder.work();
       workChunks = work.length;
-      await backend(() =>
+      await backend('list store', () =>
         this.deps.store.create(
           {
             id,
@@ -150,18 +150,18 @@ export class ListService {
 
   /** The key's list, or not_found (another key's list included). */
   async get(keyId: string, listId: string): Promise<ListRecord> {
-    const record = LIST_ID.test(listId) ? await backend(() => this.deps.store.get(listId)) : undefined;
+    const record = LIST_ID.test(listId) ? await backend('list store', () => this.deps.store.get(listId)) : undefined;
     if (record === undefined || record.keyId !== keyId) throw new ApiError('not_found', `No list ${listId} for this key.`);
     return record;
   }
 
   async object(record: ListRecord): Promise<ListObject> {
-    const ledger = await backend(() => this.deps.meter.ledger(ledgerOf(record.id), record.keyId));
+    const ledger = await backend('meter', () => this.deps.meter.ledger(ledgerOf(record.id), record.keyId));
     return toListObject(record, costOf(OPERATION, ledger.billableUnits));
   }
 
   async page(keyId: string, limit: number, cursor: string | undefined): Promise<{ lists: ListObject[]; nextCursor: string | null }> {
-    const page = await backend(() => this.deps.store.page(keyId, limit, cursor));
+    const page = await backend('list store', () => this.deps.store.page(keyId, limit, cursor));
     return { lists: await Promise.all(page.records.map((record) => this.object(record))), nextCursor: page.next };
   }
 
@@ -169,7 +169,7 @@ export class ListService {
   async cancel(keyId: string, listId: string): Promise<ListObject> {
     const record = await this.get(keyId, listId);
     if (isEnded(record.status)) return this.object(record);
-    const ended = await backend(() => this.deps.store.end(listId, 'cancelled', Date.now(), `evt_${randomUUID()}`));
+    const ended = await backend('list store', () => this.deps.store.end(listId, 'cancelled', Date.now(), `evt_${randomUUID()}`));
     if (ended === undefined) throw new ApiError('not_found', `No list ${listId} for this key.`);
     await this.deps.queue.add([{ job: { kind: 'finish', listId } }]).catch(() => undefined); // else the janitor finishes it
     return this.object(ended);
