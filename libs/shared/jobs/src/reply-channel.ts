@@ -70,15 +70,16 @@ function parseReply(message: string): Reply | undefined {
   }
 }
 
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+
 /** What a pipelined BRPOP + RPOP answered: the messages popped, oldest first. */
 function popped(results: Array<[Error | null, unknown]> | null): string[] {
-  const messages: string[] = [];
-  for (const [error, value] of results ?? []) {
-    if (error !== null) throw error;
-    // BRPOP answers [key, message] (or null when its time ran out), RPOP with a count a list (or null).
-    if (Array.isArray(value)) messages.push(...value.filter((item): item is string => typeof item === 'string'));
-  }
-  return messages;
+  const [blocking, rest] = results ?? [];
+  if (blocking?.[0]) throw blocking[0];
+  if (rest?.[0]) throw rest[0];
+  // BRPOP answers [key, message], or null when its time ran out; RPOP with a count a list, or null.
+  return [...strings(blocking?.[1]).slice(1), ...strings(rest?.[1])];
 }
 
 /**

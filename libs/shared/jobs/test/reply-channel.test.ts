@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, QueueEvents, type Worker } from 'bullmq';
 import { ApiError } from '@svc/contracts';
+import { createLogger } from '@svc/telemetry';
 import { BullTransport, bullPrefix, REPLY_TTL_MS, startBullWorker } from '@svc/jobs/bullmq';
 import { createRedis, type Redis } from '@svc/jobs/redis';
 import { dropPrefix, spawnNode, startTcpProxy, stopProcessTree, testRedisUrl, uniquePrefix } from '@svc/testkit';
@@ -104,18 +105,23 @@ describe('bullmq answers through the gateway inbox', () => {
 
   it('a second answer of a job, or a message that is no answer, is dropped, and the inbox goes on', async () => {
     const prefix = uniquePrefix('twice');
-    const transport = await BullTransport.create({ redis: url(), redisPrefix: prefix, kinds: [ECHO_JOB] });
+    let logged = '';
+    const logger = createLogger('info', 'reply-test', { write: (line: string) => void (logged += line) });
+    const transport = await BullTransport.create({ redis: url(), redisPrefix: prefix, kinds: [ECHO_JOB], logger });
     const worker = startBullWorker(echoHandler, { redis: url(), redisPrefix: prefix, concurrency: 2 });
     try {
       const answered: string[] = [];
       worker.on('completed', (job) => answered.push(job.id!));
       await expect(submit(transport, { value: 'first' })).resolves.toEqual({ value: 'FIRST' });
+      expect(logged).not.toMatch(/not a job answer/);
       // What a job run again after its worker lost the lock sends: a second answer of that job.
       await redis.lpush(transport.inboxKey, JSON.stringify({ jobId: answered[0], ok: true, result: { value: 'again' } }));
       await redis.lpush(transport.inboxKey, 'not json', JSON.stringify({ jobId: 'x', ok: 'maybe' }));
       await expect(submit(transport, { value: 'second' })).resolves.toEqual({ value: 'SECOND' });
       await expect.poll(async () => redis.exists(transport.inboxKey)).toBe(0);
       expect(transport.pending).toBe(0);
+      // The two stray messages are reported (one line: the log is rate-limited per kind), the answers never.
+      expect(logged.match(/not a job answer/g)).toHaveLength(1);
     } finally {
       await worker.close();
       await transport.close();
