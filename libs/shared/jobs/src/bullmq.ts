@@ -1,20 +1,21 @@
 /**
  * Distributed mode's transport over BullMQ.
  *
- * The gateway keeps one QueueEvents per queue and dispatches its completion events to waiting
- * requests through a map keyed by job id (Job.waitUntilFinished would add two listeners per job,
- * which every event would then walk). Job ids are chosen before the add, so the waiter exists
- * before the job can possibly finish. The deadline travels inside the job: a wait timing out does
- * not cancel a running job, so workers drop jobs whose deadline has passed. A job leaves Redis
- * when it ends (its payload may hold addresses); one nobody waits for any more is removed while
- * still queued.
+ * BullMQ carries the jobs (queueing, locks, crash takeover, removal); the answers come back
+ * through the gateway's own inbox (reply-channel.ts), named in each job, and are dispatched to
+ * waiting requests through a map keyed by job id. Job ids are chosen before the add, so the waiter
+ * exists before the job can possibly finish. The deadline travels inside the job: a wait timing
+ * out does not cancel a running job, so workers drop jobs whose deadline has passed. A job leaves
+ * Redis when it ends (its payload may hold addresses); one nobody waits for any more is removed
+ * while still queued.
  */
 import { randomUUID } from 'node:crypto';
-import { UnrecoverableError, type Job, type Queue, type QueueEvents, type Worker } from 'bullmq';
-import type { Logger } from '@svc/telemetry';
-import { CLOSE_TIMEOUT_MS, closeConnections, openQueue, openQueueEvents, startWorker, type DurableQueue } from './durable-queue.ts';
-import { queueConnection } from './queue-errors.ts';
+import { UnrecoverableError, type Job, type Queue, type Worker } from 'bullmq';
+import { errorKind, type Logger } from '@svc/telemetry';
+import { closeConnections, openQueue, startWorker, type DurableQueue } from './durable-queue.ts';
+import { queueConnection, queueErrorLog } from './queue-errors.ts';
 import { waitForRedis, writeProblem, type Redis, type RedisTarget } from './redis.ts';
+import { inboxKey, isInboxKey, ReplyInbox, sendReply, type Reply } from './reply-channel.ts';
 import { lockTimingFor } from './takeover.ts';
 import {
   awaitJob,
@@ -32,7 +33,7 @@ import { withTimeout } from './timeout.ts';
 const ENQUEUE_TIMEOUT_MS = 2_000;
 /** How long the answer to a request past its deadline may wait to learn whether its job was taken. */
 const WITHDRAW_TIMEOUT_MS = 1_000;
-/** How long `create` waits for the request connection once the events connection is up. */
+/** How long `create` waits for its connections. */
 const CONNECT_TIMEOUT_MS = 10_000;
 /** A readiness probe must answer within the orchestrator's timeout (1 s by default in Kubernetes). */
 const READY_TIMEOUT_MS = 800;
@@ -44,30 +45,11 @@ export type { Job, Worker };
 export * from './durable-queue.ts';
 export * from './queue-errors.ts';
 export * from './retry.ts';
+export { inboxKey, REPLY_TTL_MS } from './reply-channel.ts';
 
 interface Waiter {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
-}
-
-class QueueChannel {
-  readonly waiters = new Map<string, Waiter>();
-  readonly queue: Queue;
-  constructor(
-    readonly producer: DurableQueue,
-    readonly events: QueueEvents,
-  ) {
-    this.queue = producer.queue;
-    events.on('completed', ({ jobId, returnvalue }) => this.settle(jobId, (w) => w.resolve(returnvalue)));
-    events.on('failed', ({ jobId, failedReason }) => this.settle(jobId, (w) => w.reject(new Error(failedReason))));
-  }
-
-  private settle(jobId: string, action: (waiter: Waiter) => void): void {
-    const waiter = this.waiters.get(jobId);
-    if (waiter === undefined) return;
-    this.waiters.delete(jobId);
-    action(waiter);
-  }
 }
 
 export interface BullTransportOptions {
@@ -81,36 +63,54 @@ export interface BullTransportOptions {
 
 export class BullTransport implements JobTransport {
   readonly kind = 'bullmq' as const;
+  private readonly waiters = new Map<string, Waiter>();
+  private readonly inbox: ReplyInbox;
 
   private constructor(
     private readonly client: Redis,
-    private readonly eventsClient: Redis,
-    private readonly channels: Map<string, QueueChannel>,
-  ) {}
+    inboxConnection: Redis,
+    private readonly producers: Map<string, DurableQueue>,
+    gatewayId: string,
+    options: BullTransportOptions,
+  ) {
+    const key = inboxKey(options.redisPrefix, gatewayId);
+    this.inbox = new ReplyInbox(inboxConnection, key, (reply) => this.settle(reply), queueErrorLog(options.logger));
+  }
 
-  /** Connects and starts QueueEvents for every kind; resolves once they listen (before the first add). */
+  /** Connects, and starts reading the gateway's inbox; resolves once both connections are up. */
   static async create(options: BullTransportOptions): Promise<BullTransport> {
     const { logger, redisPrefix } = options;
     const client = queueConnection(options.redis, 'request', 'gateway', logger);
-    const eventsClient = queueConnection(options.redis, 'blocking', 'gateway-events', logger);
-    const channels = new Map<string, QueueChannel>();
+    const inboxConnection = queueConnection(options.redis, 'blocking', 'gateway-replies', logger);
+    const producers = new Map<string, DurableQueue>();
     for (const kind of options.kinds) {
       // Each queue under its own hash tag (bullPrefix), opened by the durable-queue layer.
-      const producer = openQueue(kind.name, { connection: client, redisPrefix, ...(logger === undefined ? {} : { logger }) });
-      const events = openQueueEvents(kind.name, { connection: eventsClient, redisPrefix, ...(logger === undefined ? {} : { logger }) });
-      channels.set(kind.name, new QueueChannel(producer, events));
+      producers.set(kind.name, openQueue(kind.name, { connection: client, redisPrefix, ...(logger === undefined ? {} : { logger }) }));
     }
-    const transport = new BullTransport(client, eventsClient, channels);
-    // Ready means both connections are: the events to hear completions, the request client to
-    // enqueue (a first submit on a client still connecting would be refused as unavailable).
-    await Promise.all([...channels.values()].map((channel) => channel.events.waitUntilReady()));
-    await waitForRedis(client, CONNECT_TIMEOUT_MS);
+    const transport = new BullTransport(client, inboxConnection, producers, randomUUID(), options);
+    // Ready means both connections are: the request client to enqueue (a first submit on a client
+    // still connecting would be refused as unavailable), the inbox to hear answers.
+    try {
+      await Promise.all([waitForRedis(client, CONNECT_TIMEOUT_MS), waitForRedis(inboxConnection, CONNECT_TIMEOUT_MS)]);
+    } catch (error) {
+      await transport.close();
+      throw error;
+    }
     return transport;
   }
 
+  /** The first answer of a job settles its wait; a second one (a job run twice) finds no waiter. */
+  private settle(reply: Reply): void {
+    const waiter = this.waiters.get(reply.jobId);
+    if (waiter === undefined) return;
+    this.waiters.delete(reply.jobId);
+    if (reply.ok) waiter.resolve(reply.result);
+    else waiter.reject(new Error(reply.reason));
+  }
+
   async submit<P, R>(kind: JobKind<P, R>, payload: P, options: SubmitOptions): Promise<R> {
-    const channel = this.channels.get(kind.name);
-    if (channel === undefined) throw new Error(`no queue for job kind ${kind.name}`);
+    const producer = this.producers.get(kind.name);
+    if (producer === undefined) throw new Error(`no queue for job kind ${kind.name}`);
     if (this.client.status !== 'ready') throw unavailableError();
     if (options.callerGone?.aborted === true) throw new CallerGoneError();
     // Not parsed here: the route or tool validated it; the worker parses what comes off Redis.
@@ -118,29 +118,30 @@ export class BullTransport implements JobTransport {
       payload,
       deadlineAt: Date.now() + options.deadlineMs,
       requestId: options.requestId,
+      replyTo: this.inbox.key,
     };
     const jobId = randomUUID();
-    const settled = new Promise<unknown>((resolve, reject) => channel.waiters.set(jobId, { resolve, reject }));
+    const settled = new Promise<unknown>((resolve, reject) => this.waiters.set(jobId, { resolve, reject }));
     try {
       await withTimeout(
-        channel.queue.add(kind.name, envelope, { jobId, removeOnComplete: true, removeOnFail: true, attempts: 1 }),
+        producer.queue.add(kind.name, envelope, { jobId, removeOnComplete: true, removeOnFail: true, attempts: 1 }),
         ENQUEUE_TIMEOUT_MS,
       );
     } catch (error) {
-      channel.waiters.delete(jobId);
+      this.waiters.delete(jobId);
       throw unavailableError(error);
     }
-    const answer = settled.then((raw) => kind.result.parse(typeof raw === 'string' ? JSON.parse(raw) : raw));
+    const answer = settled.then((raw) => kind.result.parse(raw));
     try {
       return await awaitJob(answer, {
         deadlineAt: envelope.deadlineAt,
         requestId: options.requestId,
         kind: kind.name,
         callerGone: options.callerGone,
-        withdraw: () => this.withdraw(channel, jobId),
+        withdraw: () => this.withdraw(producer.queue, jobId),
       });
     } finally {
-      channel.waiters.delete(jobId);
+      this.waiters.delete(jobId);
     }
   }
 
@@ -149,9 +150,9 @@ export class BullTransport implements JobTransport {
    * tells that no worker took it (a job a worker holds is locked: BullMQ leaves it, and it is
    * removed when it ends). Bounded, so that a frozen Redis cannot hold the answer past its deadline.
    */
-  private async withdraw(channel: QueueChannel, jobId: string): Promise<boolean> {
-    if (!channel.waiters.has(jobId)) return false;
-    return (await withTimeout(channel.queue.remove(jobId), WITHDRAW_TIMEOUT_MS)) === 1;
+  private async withdraw(queue: Queue, jobId: string): Promise<boolean> {
+    if (!this.waiters.has(jobId)) return false;
+    return (await withTimeout(queue.remove(jobId), WITHDRAW_TIMEOUT_MS)) === 1;
   }
 
   /** A write to the job backend would succeed now (the node is a primary; a cluster is ok). */
@@ -159,29 +160,26 @@ export class BullTransport implements JobTransport {
     return (await writeProblem(this.client, READY_TIMEOUT_MS)) === undefined;
   }
 
+  /** Where this gateway's answers arrive. */
+  get inboxKey(): string {
+    return this.inbox.key;
+  }
+
   /** Number of requests waiting for a job result (for metrics and graceful shutdown). */
   get pending(): number {
-    let count = 0;
-    for (const channel of this.channels.values()) count += channel.waiters.size;
-    return count;
+    return this.waiters.size;
   }
 
   queues(): Queue[] {
-    return [...this.channels.values()].map((channel) => channel.queue);
+    return [...this.producers.values()].map((producer) => producer.queue);
   }
 
   /** Bounded: a close never waits on a Redis that is gone (each step capped, then a hard disconnect). */
   async close(): Promise<void> {
-    for (const channel of this.channels.values()) {
-      for (const waiter of channel.waiters.values()) waiter.reject(unavailableError());
-      channel.waiters.clear();
-    }
-    const channels = [...this.channels.values()];
-    await Promise.allSettled([
-      ...channels.map((channel) => withTimeout(channel.events.close(), CLOSE_TIMEOUT_MS)),
-      ...channels.map((channel) => channel.producer.close()),
-    ]);
-    await closeConnections([this.client, this.eventsClient]);
+    for (const waiter of this.waiters.values()) waiter.reject(unavailableError());
+    this.waiters.clear();
+    await Promise.allSettled([this.inbox.close(), ...[...this.producers.values()].map((producer) => producer.close())]);
+    await closeConnections([this.client]);
   }
 }
 
@@ -212,11 +210,39 @@ function expiredReason(job: Pick<Job, 'attemptsStarted' | 'stalledCounter'>): st
  * stalled-job check: its lock lapses (the worker renews it at half its duration while alive),
  * the next check moves the job back to wait, and any worker of the queue takes it. A job whose
  * deadline passed is dropped as unrecoverable, since nobody is waiting for it any more.
+ *
+ * Every way a job ends is answered to the inbox its gateway named: its result; the handler's
+ * failure; the deadline passed; and a job that stalled more than MAX_STALLED_COUNT times, which
+ * BullMQ fails in the next worker that fetches it without running the processor (its deferred
+ * failure), announced by that worker's `failed` event with the job and so its inbox. The result
+ * goes only to the inbox: what the processor returns is stored by BullMQ in the job and its event
+ * stream, which nobody reads now. A job without an inbox (a gateway of an earlier release, which
+ * listens to QueueEvents) keeps its result in the completed event.
  */
 export function startBullWorker(handler: RegisteredHandler, options: BullWorkerOptions): Worker {
   const queue = handler.kind.name;
   const log = options.logger?.child({ queue });
+  const errors = queueErrorLog(options.logger);
   const timing = lockTimingFor(queue, options.takeoverMs);
+  // The worker's own connection (it rides out a Redis restart): an answer sent before the processor
+  // returns reaches Redis before BullMQ's command that ends the job, without waiting for its reply.
+  const connection = queueConnection(options.redis, 'blocking', `worker-${queue}`, options.logger);
+  const inboxOf = (job: Job<JobEnvelope<unknown>>): string | undefined => {
+    const { replyTo } = job.data;
+    return replyTo !== undefined && isInboxKey(options.redisPrefix, replyTo) ? replyTo : undefined;
+  };
+  /** Sends a job's answer to its inbox, if it names one; not awaited (see the connection above). */
+  const answer = (job: Job<JobEnvelope<unknown>>, outcome: { ok: true; result: unknown } | { ok: false; reason: string }): boolean => {
+    const inbox = inboxOf(job);
+    if (inbox === undefined || job.id === undefined) return false;
+    const jobId = job.id;
+    void sendReply(connection, inbox, { jobId, ...outcome }).catch((failure: unknown) =>
+      errors('error', `reply:${queue}:${errorKind(failure)}`, { queue, jobId, err: failure }, 'a job could not be answered'),
+    );
+    return true;
+  };
+  const answerFailure = (job: Job<JobEnvelope<unknown>>, error: unknown): void =>
+    void answer(job, { ok: false, reason: error instanceof Error ? error.message : String(error) });
   const worker = startWorker<JobEnvelope<unknown>, unknown>(
     async (job: Job<JobEnvelope<unknown>>) => {
       const started = performance.now();
@@ -224,23 +250,30 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
       const context = { jobId: job.id, requestId: envelope.requestId, attempt: job.attemptsStarted };
       if (envelope.deadlineAt <= Date.now()) {
         options.onJobDone?.(queue, 'expired', 0);
-        throw new UnrecoverableError(expiredReason(job));
+        const expired = new UnrecoverableError(expiredReason(job));
+        answerFailure(job, expired);
+        throw expired;
       }
       log?.debug(context, 'job started');
+      let result: unknown;
       try {
-        const result = await runHandler(handler.kind, handler.handle, envelope);
-        options.onJobDone?.(queue, 'completed', (performance.now() - started) / 1_000);
-        log?.debug(context, 'job done');
-        return result;
+        result = await runHandler(handler.kind, handler.handle, envelope);
       } catch (error) {
         options.onJobDone?.(queue, 'failed', (performance.now() - started) / 1_000);
+        answerFailure(job, error);
         throw error;
       }
+      options.onJobDone?.(queue, 'completed', (performance.now() - started) / 1_000);
+      log?.debug(context, 'job done');
+      // Answered before BullMQ ends the job (same connection, so Redis sees it first): a worker
+      // dying in between leaves the job to be run again, and the gateway drops its second answer.
+      return answer(job, { ok: true, result }) ? null : result;
     },
     {
       queue,
       redis: options.redis,
       redisPrefix: options.redisPrefix,
+      connection,
       concurrency: options.concurrency,
       lockDurationMs: timing.lockDurationMs,
       stalledIntervalMs: timing.stalledIntervalMs,
@@ -253,8 +286,15 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
   );
   worker.on('failed', (job, error) => {
     log?.warn({ jobId: job?.id, requestId: job?.data.requestId, attempt: job?.attemptsStarted, reason: error.message }, 'job failed');
+    // Failed without the processor: it stalled too often (a poison job), and no processor answered it.
+    if (job !== undefined && isDeferredFailure(job)) answerFailure(job, error);
   });
   // Its worker stopped renewing the lock (crashed, or an event loop blocked for half a lock duration).
   worker.on('stalled', (jobId) => log?.warn({ jobId, movedTo: 'wait' }, 'job stalled'));
+  worker.on('closed', () => void closeConnections([connection]));
   return worker;
 }
+
+/** BullMQ's mark on a job that stalled more often than allowed (moveStalledJobsToWait sets it). */
+const isDeferredFailure = (job: Pick<Job, 'deferredFailure'>): boolean =>
+  typeof job.deferredFailure === 'string' && job.deferredFailure !== '';

@@ -4,7 +4,7 @@
  * a retry, and a close that never waits on a Redis that is gone. Errors go to the process's
  * rate-limited error log (queue-errors.ts).
  */
-import { Queue, QueueEvents, Worker, type Job, type KeepJobs, type Processor } from 'bullmq';
+import { Queue, Worker, type Job, type KeepJobs, type Processor } from 'bullmq';
 import { errorKind, type Logger } from '@svc/telemetry';
 import { queueConnection, queueErrorLog, watchErrors } from './queue-errors.ts';
 import type { Redis, RedisTarget } from './redis.ts';
@@ -68,13 +68,6 @@ export function openQueue(name: string, options: QueueConnection & { redisPrefix
   };
 }
 
-/** QueueEvents for a queue (it duplicates the connection it is given for its blocking reads). */
-export function openQueueEvents(name: string, options: { connection: Redis; redisPrefix: string; logger?: Logger }): QueueEvents {
-  const events = new QueueEvents(name, { connection: options.connection, prefix: bullPrefix(options.redisPrefix, name), autorun: true });
-  watchErrors(events, queueErrorLog(options.logger), 'queue-events', { queue: name });
-  return events;
-}
-
 export interface DurableWorkerOptions<D> {
   queue: string;
   /** The topology from the configuration (`config.redis`), or a plain URL in tools and tests. */
@@ -93,6 +86,12 @@ export interface DurableWorkerOptions<D> {
   logger?: Logger;
   /** Name of its Redis connection (CLIENT LIST, error lines). */
   connectionName?: string;
+  /**
+   * A `blocking` connection for the worker's own commands, when its owner writes on it too (what
+   * the owner sends before a job's end then reaches Redis before BullMQ's command that ends it);
+   * its owner closes it. Without, the worker opens one and quits it when it closes.
+   */
+  connection?: Redis;
   /** A job that will not run again (see isFinalFailure); a rejection is logged, not lost. */
   onFinalFailure?: (job: Job<D>, error: Error) => void | Promise<void>;
 }
@@ -104,7 +103,8 @@ export interface DurableWorkerOptions<D> {
  */
 export function startWorker<D, R>(processor: Processor<D, R>, options: DurableWorkerOptions<D>): Worker<D, R> {
   const log = queueErrorLog(options.logger);
-  const connection = queueConnection(options.redis, 'blocking', options.connectionName ?? `worker-${options.queue}`, options.logger);
+  const connection =
+    options.connection ?? queueConnection(options.redis, 'blocking', options.connectionName ?? `worker-${options.queue}`, options.logger);
   const { retry } = options;
   const worker = new Worker<D, R>(options.queue, processor, {
     connection,
@@ -135,7 +135,7 @@ export function startWorker<D, R>(processor: Processor<D, R>, options: DurableWo
           ),
         );
     });
-  worker.on('closed', () => void closeConnections([connection]));
+  if (options.connection === undefined) worker.on('closed', () => void closeConnections([connection]));
   return worker;
 }
 

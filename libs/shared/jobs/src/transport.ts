@@ -15,6 +15,8 @@ export interface JobEnvelope<P> {
   /** Epoch ms after which nobody waits for the answer: workers drop the job. */
   deadlineAt: number;
   requestId: string;
+  /** Where the gateway waits for the answer (its Redis inbox, reply-channel.ts); absent in process. */
+  replyTo?: string;
 }
 
 export interface JobContext {

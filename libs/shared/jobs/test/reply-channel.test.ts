@@ -1,0 +1,180 @@
+/**
+ * The answers' way back (reply-channel.ts), against a real Redis and real worker processes: a job
+ * that crashed its worker too often still answers its request; an answer pushed while the
+ * gateway is cut off from Redis reaches it once it is back; a second answer or a stray message
+ * changes nothing; a job's data cannot make a worker write outside the inboxes; an inbox expires.
+ */
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue, QueueEvents, type Worker } from 'bullmq';
+import { ApiError } from '@svc/contracts';
+import { createLogger } from '@svc/telemetry';
+import { BullTransport, bullPrefix, REPLY_TTL_MS, startBullWorker } from '@svc/jobs/bullmq';
+import { createRedis, type Redis } from '@svc/jobs/redis';
+import { dropPrefix, spawnNode, startTcpProxy, stopProcessTree, testRedisUrl, uniquePrefix } from '@svc/testkit';
+import { ECHO_JOB, echoHandler, type EchoPayload } from './fixtures/echo-job.ts';
+
+const url = () => testRedisUrl();
+const crashingWorker = fileURLToPath(new URL('./fixtures/crashing-worker.ts', import.meta.url));
+
+const submit = (transport: BullTransport, payload: EchoPayload, deadlineMs = 10_000) =>
+  transport.submit(ECHO_JOB, payload as never, { deadlineMs, requestId: 'req-reply' });
+
+let redis: Redis;
+beforeAll(() => void (redis = createRedis(url(), 'blocking', 'reply-channel-test')));
+afterAll(() => redis.disconnect());
+
+describe('bullmq answers through the gateway inbox', () => {
+  it(
+    'a job that crashed its worker more often than allowed answers its request internal_error (BullMQ fails it in the next worker, unrun)',
+    { timeout: 60_000 },
+    async () => {
+      const prefix = uniquePrefix('poison');
+      const transport = await BullTransport.create({ redis: url(), redisPrefix: prefix, kinds: [ECHO_JOB] });
+      let survivor: Worker | undefined;
+      let handled = 0;
+      const counting = {
+        ...echoHandler,
+        handle: (payload: unknown, context: Parameters<typeof echoHandler.handle>[1]) => {
+          handled += 1;
+          return echoHandler.handle(payload, context);
+        },
+      };
+      try {
+        const answer = submit(transport, { value: 'poison' }, 40_000).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        // Three workers take the job and die with it (SIGKILL): two stalls are retried
+        // (MAX_STALLED_COUNT), the third marks the job failed for whoever fetches it next.
+        for (let crash = 1; crash <= 3; crash += 1) {
+          const child = spawnNode(crashingWorker, { args: [url(), prefix] });
+          let output = '';
+          child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+          try {
+            await expect.poll(() => output.includes('took-job'), { timeout: 15_000 }).toBe(true);
+          } finally {
+            await stopProcessTree(child, { signal: 'SIGKILL' });
+          }
+        }
+        survivor = startBullWorker(counting, { redis: url(), redisPrefix: prefix, concurrency: 1, takeoverMs: 2_000 });
+        const started = Date.now();
+        const error = await answer;
+        expect(error).toBeInstanceOf(ApiError);
+        expect((error as ApiError).code).toBe('internal_error');
+        expect((error as ApiError).details).toEqual({ requestId: 'req-reply' });
+        // Answered by the survivor's takeover (lock 0.6 s + checks every 0.25 s), not the 40 s deadline.
+        expect(Date.now() - started).toBeLessThan(10_000);
+        expect(handled).toBe(0);
+        expect(transport.pending).toBe(0);
+      } finally {
+        await survivor?.close();
+        await transport.close();
+        await dropPrefix(url(), prefix);
+      }
+    },
+  );
+
+  it(
+    'an answer pushed while the gateway is cut off from Redis waits in its inbox and reaches it once it is back',
+    { timeout: 30_000 },
+    async () => {
+      const prefix = uniquePrefix('cut');
+      const proxy = await startTcpProxy(url());
+      const transport = await BullTransport.create({ redis: proxy.url, redisPrefix: prefix, kinds: [ECHO_JOB] });
+      const worker = startBullWorker(echoHandler, { redis: url(), redisPrefix: prefix, concurrency: 1 });
+      try {
+        const answer = submit(transport, { value: 'away', delayMs: 600 });
+        const queue = transport.queues()[0]!;
+        await expect.poll(async () => (await queue.getJobCounts('active')).active, { timeout: 5_000 }).toBe(1);
+        proxy.cut();
+        // The worker answers while the gateway cannot read: the answer stays in the inbox.
+        await expect.poll(async () => redis.llen(transport.inboxKey), { timeout: 5_000 }).toBe(1);
+        proxy.restore();
+        await expect(answer).resolves.toEqual({ value: 'AWAY' });
+        expect(await redis.exists(transport.inboxKey)).toBe(0);
+      } finally {
+        proxy.restore();
+        await worker.close();
+        await transport.close();
+        await proxy.close();
+        await dropPrefix(url(), prefix);
+      }
+    },
+  );
+
+  it('a second answer of a job, or a message that is no answer, is dropped, and the inbox goes on', async () => {
+    const prefix = uniquePrefix('twice');
+    let logged = '';
+    const logger = createLogger('info', 'reply-test', { write: (line: string) => void (logged += line) });
+    const transport = await BullTransport.create({ redis: url(), redisPrefix: prefix, kinds: [ECHO_JOB], logger });
+    const worker = startBullWorker(echoHandler, { redis: url(), redisPrefix: prefix, concurrency: 2 });
+    try {
+      const answered: string[] = [];
+      worker.on('completed', (job) => answered.push(job.id!));
+      await expect(submit(transport, { value: 'first' })).resolves.toEqual({ value: 'FIRST' });
+      expect(logged).not.toMatch(/not a job answer/);
+      // What a job run again after its worker lost the lock sends: a second answer of that job.
+      await redis.lpush(transport.inboxKey, JSON.stringify({ jobId: answered[0], ok: true, result: { value: 'again' } }));
+      await redis.lpush(transport.inboxKey, 'not json', JSON.stringify({ jobId: 'x', ok: 'maybe' }));
+      await expect(submit(transport, { value: 'second' })).resolves.toEqual({ value: 'SECOND' });
+      await expect.poll(async () => redis.exists(transport.inboxKey)).toBe(0);
+      expect(transport.pending).toBe(0);
+      // The two stray messages are reported (one line: the log is rate-limited per kind), the answers never.
+      expect(logged.match(/not a job answer/g)).toHaveLength(1);
+    } finally {
+      await worker.close();
+      await transport.close();
+      await dropPrefix(url(), prefix);
+    }
+  });
+
+  it('a worker answers only into an inbox: a job naming another key as its reply address is run, and that key left alone', async () => {
+    const prefix = uniquePrefix('foreign');
+    const queue = new Queue('echo', { connection: { url: url() }, prefix: bullPrefix(prefix, 'echo') });
+    const events = new QueueEvents('echo', { connection: { url: url() }, prefix: bullPrefix(prefix, 'echo') });
+    await events.waitUntilReady();
+    const worker = startBullWorker(echoHandler, { redis: url(), redisPrefix: prefix, concurrency: 1 });
+    try {
+      const victim = `${prefix}:keys:victim`;
+      const completed = new Promise<unknown>((resolve) => events.on('completed', ({ returnvalue }) => resolve(returnvalue)));
+      await queue.add(
+        'echo',
+        { payload: { value: 'x' }, deadlineAt: Date.now() + 10_000, requestId: 'r', replyTo: victim },
+        { jobId: 'j1' },
+      );
+      // No inbox to answer to: the result stays in the completed event, as for a gateway of an earlier release.
+      await expect(completed).resolves.toEqual({ value: 'X' });
+      expect(await redis.exists(victim)).toBe(0);
+    } finally {
+      await worker.close();
+      await events.close();
+      await queue.close();
+      await dropPrefix(url(), prefix);
+    }
+  });
+
+  it('an inbox no gateway reads expires REPLY_TTL_MS after its last answer', async () => {
+    const prefix = uniquePrefix('expiry');
+    const transport = await BullTransport.create({ redis: url(), redisPrefix: prefix, kinds: [ECHO_JOB] });
+    const inbox = transport.inboxKey;
+    await transport.close(); // the gateway is gone; its job is still queued
+    const worker = startBullWorker(echoHandler, { redis: url(), redisPrefix: prefix, concurrency: 1 });
+    const queue = new Queue('echo', { connection: { url: url() }, prefix: bullPrefix(prefix, 'echo') });
+    try {
+      await queue.add(
+        'echo',
+        { payload: { value: 'orphan' }, deadlineAt: Date.now() + 10_000, requestId: 'r', replyTo: inbox },
+        { jobId: 'o1' },
+      );
+      await expect.poll(async () => redis.llen(inbox), { timeout: 5_000 }).toBe(1);
+      const ttl = await redis.pttl(inbox);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(REPLY_TTL_MS);
+    } finally {
+      await worker.close();
+      await queue.close();
+      await dropPrefix(url(), prefix);
+    }
+  });
+});
