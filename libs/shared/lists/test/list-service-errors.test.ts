@@ -23,7 +23,7 @@ const service = (parts: Pick<ListsDeps, 'store' | 'meter'>): ListService =>
     ...parts,
     queue: new MemoryListQueue({ concurrency: 1 }),
     maxActivePerKey: 5,
-    freeAllowances: {},
+    freeAllowances: { 'email-verify.batch': 0, 'email-verify.single': 0, 'qr.generate': 0, 'qr.wifi': 0, 'email-verify.list': 0 },
     allowPrivateCallbacks: false,
   });
 
@@ -49,7 +49,11 @@ describe('a list request whose store is gone', () => {
   it('names the meter', async () => {
     const lists = service({ store: new MemoryListStore(), meter: new RedisMeter(dead, 'errors') });
     const error = await refusal(
-      lists.create(owner, { layout: { addressColumn: 0, columns: ['email'] }, rows: [['ann@example.com']] }, silent),
+      lists.create(
+        owner,
+        { layout: { addressColumn: 0, columns: ['email'], delimiter: ',', bom: false }, rows: [['ann@example.com']] },
+        silent,
+      ),
     );
     expect(error.code).toBe('service_unavailable');
     expect(error.message).toBe('The meter cannot be reached right now; try again shortly.');
