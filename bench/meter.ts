@@ -11,6 +11,7 @@
  * records (INFO cpu, main thread and replication included), and the memory the run left
  * (`used_memory` after minus before, per record).
  */
+import { randomUUID } from 'node:crypto';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
 import { RedisMeter } from '@svc/metering';
 import { redisCommand, startRedisReplicaPair } from '@svc/testkit';
@@ -51,7 +52,7 @@ async function main(): Promise<void> {
     const meter = new RedisMeter(redis, 'bench', 500);
     const period = '2026-11';
     // One call loads the script: its EVAL is not counted below.
-    await meter.record('warm', 'qr.generate', period, 1_000);
+    await meter.record({ keyId: 'warm', operation: 'qr.generate', period, allowance: 1_000, chargeId: randomUUID() });
     const [statsBefore, cpuBefore, memoryBefore] = [
       await evalshaStats(pair.primary.port),
       await cpuSeconds(pair.primary.port),
@@ -63,7 +64,7 @@ async function main(): Promise<void> {
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < CALLS) {
           const call = next++;
-          await meter.record(`key-${call % KEYS}`, 'qr.generate', period, 1_000);
+          await meter.record({ keyId: `key-${call % KEYS}`, operation: 'qr.generate', period, allowance: 1_000, chargeId: randomUUID() });
         }
       }),
     );

@@ -23,13 +23,21 @@ const DEFAULTS: FreeAllowances = {
   'email-verify.list': 1,
 };
 
+const DEADLINES: Record<OperationId, number> = {
+  'email-verify.batch': 5_000,
+  'email-verify.single': 5_000,
+  'qr.generate': 5_000,
+  'qr.wifi': 5_000,
+  'email-verify.list': 5_000,
+};
+
 async function gateway() {
   const meter = new MemoryMeter();
   const app = Fastify();
   const metrics = createGatewayMetrics(createRegistry());
   const quiet = new Writable({ write: (_chunk, _encoding, callback) => callback() });
   await app.register(observabilityPlugin, { metrics, accessLog: createAccessLog('warn', 'test', quiet) });
-  await app.register(meteringPlugin, { meter, freeAllowances: DEFAULTS, metrics });
+  await app.register(meteringPlugin, { meter, freeAllowances: DEFAULTS, metrics, deadlines: DEADLINES, meterTimeoutMs: 0 });
   const keys = new MemoryKeyStore();
   const token = generateApiKey();
   const key = await keys.create('test', token, { 'qr.generate': 2 });
