@@ -147,12 +147,12 @@ function reportVoid(app: FastifyInstance, event: VoidReport): void {
   if (event.outcome === 'voided')
     app.log.warn(
       { charge, cancelledRecord: event.cancelledRecord },
-      'unsure meter record voided: the call was answered 503 and is not billed',
+      'unsure meter record voided: its call was answered service_unavailable and is not billed',
     );
   else
     app.log.error(
       { charge, reason: event.reason },
-      "unsure meter record could not be voided: the call was answered 503 and may be billed; check the key's usage",
+      'unsure meter record could not be voided: its call was answered service_unavailable and may be billed; credit the key by hand',
     );
 }
 
