@@ -10,6 +10,11 @@ export interface TcpProxy {
   /** Drops every connection and refuses new ones until `restore`. */
   cut(): void;
   /**
+   * Lets requests through but not the next reply: when the target answers, the answer is thrown
+   * away and the proxy cuts (as `cut`). A server that ran a command and died before replying.
+   */
+  cutAtNextReply(): void;
+  /**
    * New connections go to `targetUrl`; those open stay where they are (a managed endpoint whose
    * name moved to a new primary while clients still hold connections to the old one).
    */
@@ -22,6 +27,11 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
   let target = new URL(targetUrl);
   const sockets = new Set<Socket>();
   let open = true;
+  let cutAtReply = false;
+  const cut = () => {
+    open = false;
+    for (const socket of sockets) socket.destroy();
+  };
   const server = createServer((client) => {
     if (!open) {
       client.destroy();
@@ -33,7 +43,19 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
       socket.on('close', () => sockets.delete(socket));
       socket.on('error', () => undefined);
     }
-    client.pipe(upstream).pipe(client);
+    client.pipe(upstream);
+    upstream.on('data', (chunk: Buffer) => {
+      if (!cutAtReply) {
+        // What pipe() would do: a slow reader holds the target back instead of the proxy's memory.
+        if (!client.write(chunk)) {
+          upstream.pause();
+          client.once('drain', () => upstream.resume());
+        }
+        return;
+      }
+      cutAtReply = false;
+      cut();
+    });
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
@@ -42,9 +64,9 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
   return {
     url: `redis://127.0.0.1:${port}${target.pathname}`,
     port,
-    cut: () => {
-      open = false;
-      for (const socket of sockets) socket.destroy();
+    cut,
+    cutAtNextReply: () => {
+      cutAtReply = true;
     },
     restore: () => {
       open = true;
@@ -53,8 +75,7 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
       target = new URL(url);
     },
     close: async () => {
-      open = false;
-      for (const socket of sockets) socket.destroy();
+      cut();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

@@ -112,7 +112,13 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
     redisPrefix: config.REDIS_PREFIX,
     onRejected: (operation) => metrics.rateLimited.inc({ operation }),
   });
-  await app.register(meteringPlugin, { meter: deps.meter, freeAllowances: config.freeAllowances, metrics });
+  await app.register(meteringPlugin, {
+    meter: deps.meter,
+    freeAllowances: config.freeAllowances,
+    metrics,
+    deadlines: config.requestDeadlineMs,
+    meterTimeoutMs: config.redis?.commandTimeoutMs ?? 0,
+  });
   await app.register(openapiPlugin, { version: '1.0.0' });
 
   const runner = createJobRunner(deps.transport, config.requestDeadlineMs, metrics);

@@ -28,16 +28,49 @@ const JOB_OPTIONS = {
 } as const;
 
 export class BullListQueue implements ListQueue {
-  private readonly producer: DurableQueue;
+  /** The BullMQ queue, opened at the first add on a ready connection; forgotten if its opening failed. */
+  private producer: Promise<DurableQueue> | undefined;
 
   /** On a connection it is given (closed by its owner), under the queue's own hash tag (bullPrefix). */
-  constructor(connection: Redis, redisPrefix: string, logger?: Logger) {
-    this.producer = openQueue(LIST_QUEUE, { connection, redisPrefix, ...(logger === undefined ? {} : { logger }) });
+  constructor(
+    private readonly connection: Redis,
+    private readonly redisPrefix: string,
+    private readonly logger?: Logger,
+  ) {}
+
+  /**
+   * BullMQ asks the server for its version once, as a queue opens, and a queue whose asking failed
+   * refuses every job from then on. On a Cluster it takes the connection's `connect` state (slots
+   * known, ready check under way) for ready, where our connections, with no offline queue, refuse
+   * commands: a list queue opened there (the gateway's, right after its transport was up) never
+   * queued a list again, and every list waited for the janitor's 30 s, `queued`. So the queue is
+   * opened only on a ready connection, and opened anew after a failed opening.
+   */
+  private open(): Promise<DurableQueue> {
+    if (this.producer !== undefined) return this.producer;
+    if (this.connection.status !== 'ready')
+      return Promise.reject(new Error(`the list queue's Redis connection is not ready (${this.connection.status})`));
+    const producer = openQueue(LIST_QUEUE, {
+      connection: this.connection,
+      redisPrefix: this.redisPrefix,
+      ...(this.logger === undefined ? {} : { logger: this.logger }),
+    });
+    const opened = producer.queue.waitUntilReady().then(
+      () => producer,
+      async (error: unknown) => {
+        this.producer = undefined;
+        await producer.close();
+        throw error;
+      },
+    );
+    this.producer = opened;
+    return opened;
   }
 
   async add(jobs: QueuedListJob[]): Promise<void> {
+    const producer = await this.open();
     for (let start = 0; start < jobs.length; start += 500) {
-      await this.producer.queue.addBulk(
+      await producer.queue.addBulk(
         jobs.slice(start, start + 500).map(({ job, delayMs }) => ({
           name: job.kind,
           data: job,
@@ -52,8 +85,9 @@ export class BullListQueue implements ListQueue {
     }
   }
 
-  close(): Promise<void> {
-    return this.producer.close();
+  async close(): Promise<void> {
+    const producer = await this.producer?.catch(() => undefined);
+    await producer?.close();
   }
 }
 

@@ -54,6 +54,13 @@ export const poolCallsIn = (operation: OperationId, usage: CallCounts): number =
 /** Whether the call that brought its pool to `used` calls is past the allowance (the Lua script repeats this comparison). */
 export const isBillable = (allowance: number, used: number): boolean => used > allowance;
 
+/**
+ * Whether voiding a free call gives its free place to a call billed for want of it: the pool still
+ * made `usedAfterVoid` calls, at least the allowance, so a later call was past it (the Lua script
+ * repeats this comparison).
+ */
+export const voidFreesBilledCall = (allowance: number, usedAfterVoid: number): boolean => usedAfterVoid >= allowance;
+
 /** Calls left in the allowance once its pool made `used` calls. */
 export const freeRemaining = (allowance: number, used: number): number => Math.max(0, allowance - used);
 

@@ -7,9 +7,20 @@
  * List units are billed through a ledger: one counter per list of the units already recorded,
  * moved in the same atomic step as the meter, so that recording "units 1..n" again after a crash
  * or a retried job records nothing twice.
+ *
+ * A call is recorded under a charge id of its own (charge-recorder.ts makes one per call), so that
+ * sending its record again after an answer was lost records nothing twice, and a record that may
+ * have been made without its call being answered can be voided (`voidCharge`).
  */
 import type { OperationId } from '@svc/contracts';
-import { freeRemaining, isBillable, poolCalls } from './billing.ts';
+import { freeRemaining, isBillable, poolCalls, voidFreesBilledCall } from './billing.ts';
+
+/**
+ * How long a meter remembers a charge id: a record sent again, or voided, later than this after it
+ * was made is not recognised. Far longer than a failover takes (the deployment files fail a
+ * primary over within about 10 s), short enough that the ids kept stay small (bench:meter).
+ */
+export const CHARGE_ID_TTL_MS = 5 * 60_000;
 
 export interface Charge {
   /** Calls of this operation this month, this one included. */
@@ -36,8 +47,52 @@ export interface LedgerState {
   billableUnits: number;
 }
 
+/**
+ * The record reached the store after its sender had given up on it (or after its charge was
+ * voided), and was not made.
+ */
+export class MeterLateError extends Error {
+  constructor() {
+    super('the call reached the meter after its sender gave up on it; not recorded');
+    this.name = 'MeterLateError';
+  }
+}
+
+/**
+ * The meter cannot tell whether the record was made: the command may have reached the store and
+ * its answer been lost (a connection closed or reset, a command timeout). Sending the same charge
+ * again is harmless; if it cannot be confirmed, the charge must be voided.
+ */
+export class MeterUnsureError extends Error {
+  constructor(cause: unknown) {
+    super('the meter record may or may not have been made: its answer was lost', { cause });
+    this.name = 'MeterUnsureError';
+  }
+}
+
+/** One call to record: whose, of what, in which month, against which allowance, under which charge id. */
+export interface ChargeCall {
+  keyId: string;
+  operation: OperationId;
+  period: string;
+  allowance: number;
+  chargeId: string;
+}
+
 export interface Meter {
-  record(keyId: string, operation: OperationId, period: string, allowance: number): Promise<Charge>;
+  /**
+   * Records one call, once per charge id (for `CHARGE_ID_TTL_MS`): asked again with the same id it
+   * records nothing and answers the first record's charge. Throws MeterUnsureError when it cannot
+   * tell whether the record was made.
+   */
+  record(call: ChargeCall): Promise<Charge>;
+  /**
+   * Cancels the call recorded under `call.chargeId`, if it was recorded and not voided yet, and
+   * answers whether it did: its count goes, its price too, and the free place it held goes back
+   * to the allowance (to a later call billed for want of it, if any). The id is remembered as
+   * voided: a record of it arriving afterwards records nothing.
+   */
+  voidCharge(call: ChargeCall): Promise<boolean>;
   usage(keyId: string, period: string): Promise<Partial<Record<OperationId, OperationUsage>>>;
   /**
    * Records units `1..upTo` of `ledger` as calls of `operation`, each exactly once over the
@@ -58,9 +113,41 @@ export interface Meter {
 export class MemoryMeter implements Meter {
   private readonly counters = new Map<string, OperationUsage>();
   private readonly ledgers = new Map<string, LedgerState>();
+  /** Charge ids by age (a Map iterates in insertion order): what each recorded, or `void`. */
+  private readonly charges = new Map<string, { at: number; outcome: Charge | 'void' }>();
 
-  record(keyId: string, operation: OperationId, period: string, allowance: number): Promise<Charge> {
-    return Promise.resolve(this.recordSync(keyId, operation, period, allowance));
+  record(call: ChargeCall): Promise<Charge> {
+    const now = this.forgetOldCharges();
+    const known = this.charges.get(call.chargeId)?.outcome;
+    if (known === 'void') return Promise.reject(new MeterLateError());
+    if (known !== undefined) return Promise.resolve({ ...known });
+    const charge = this.recordSync(call.keyId, call.operation, call.period, call.allowance);
+    this.charges.set(call.chargeId, { at: now, outcome: charge });
+    return Promise.resolve({ ...charge });
+  }
+
+  voidCharge(call: ChargeCall): Promise<boolean> {
+    const now = this.forgetOldCharges();
+    const known = this.charges.get(call.chargeId)?.outcome;
+    // Deleted and set again: the tombstone takes its place at the young end of the Map.
+    this.charges.delete(call.chargeId);
+    this.charges.set(call.chargeId, { at: now, outcome: 'void' });
+    if (known === undefined || known === 'void') return Promise.resolve(false);
+    const usage = this.slot(call.period, call.keyId, call.operation);
+    usage.calls -= 1;
+    const used = poolCalls(call.operation, (member) => this.slot(call.period, call.keyId, member).calls);
+    if ((known.billable || voidFreesBilledCall(call.allowance, used)) && usage.billableCalls > 0) usage.billableCalls -= 1;
+    return Promise.resolve(true);
+  }
+
+  /** Drops the charge ids older than CHARGE_ID_TTL_MS (the oldest come first); answers now. */
+  private forgetOldCharges(): number {
+    const now = Date.now();
+    for (const [id, { at }] of this.charges) {
+      if (now - at < CHARGE_ID_TTL_MS) break;
+      this.charges.delete(id);
+    }
+    return now;
   }
 
   private recordSync(keyId: string, operation: OperationId, period: string, allowance: number): Charge {

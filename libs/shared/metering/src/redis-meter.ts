@@ -1,13 +1,26 @@
 /**
  * The meter in Redis: one hash per key and month, updated by one script, so that two gateway
  * replicas (or a gateway and a worker) can never both decide that the same call was the last
- * free one. A list's ledger moves in the same script as the meter, so on a Redis Cluster both
- * carry the key id as hash tag: `<prefix>:usage:{<keyId>}:<month>`, `<prefix>:ledger:{<keyId>}:<name>`.
+ * free one. A list's ledger, and a call's charge id, move in the same script as the meter, so on
+ * a Redis Cluster they carry the key id as hash tag: `<prefix>:usage:{<keyId>}:<month>`,
+ * `<prefix>:ledger:{<keyId>}:<name>`, `<prefix>:charge:{<keyId>}:<charge id>`. A charge id's key
+ * holds what its record answered (`calls:billable:used`) or `void`, for CHARGE_ID_TTL_MS; it goes
+ * to the replica with the record it belongs to (one script, one replicated unit).
  */
 import { OPERATION_IDS, type OperationId } from '@svc/contracts';
 import type { Redis } from '@svc/jobs/redis';
 import { allowancePool, freeRemaining } from './billing.ts';
-import type { Charge, LedgerState, Meter, OperationUsage, UnitsRecorded } from './meter.ts';
+import {
+  CHARGE_ID_TTL_MS,
+  MeterLateError,
+  MeterUnsureError,
+  type Charge,
+  type ChargeCall,
+  type LedgerState,
+  type Meter,
+  type OperationUsage,
+  type UnitsRecorded,
+} from './meter.ts';
 
 /** Usage is kept for 400 days: long enough to answer billing questions about last year's months. */
 const RETENTION_SECONDS = 400 * 86_400;
@@ -18,12 +31,16 @@ const RETENTION_SECONDS = 400 * 86_400;
  * comparison (`isBillable`) where they can be made atomically.
  */
 const RECORD_ONE = `
-local function record_one(operation, allowance, pool)
-  local calls = redis.call('HINCRBY', KEYS[1], operation .. ':calls', 1)
+local function pool_calls(pool)
   local used = 0
   for _, member in ipairs(pool) do
     used = used + tonumber(redis.call('HGET', KEYS[1], member .. ':calls') or '0')
   end
+  return used
+end
+local function record_one(operation, allowance, pool)
+  local calls = redis.call('HINCRBY', KEYS[1], operation .. ':calls', 1)
+  local used = pool_calls(pool)
   local billable = 0
   if used > allowance then
     billable = 1
@@ -39,9 +56,11 @@ end
 `;
 
 /**
- * ARGV: operation, allowance, ttl, give-up time (ms since the epoch, 0: none), pool... A call
- * that reaches Redis after its gateway gave up on it (a primary frozen, then thawed with the
- * command still in its socket) records nothing: the caller was answered 503, not billed.
+ * KEYS[2] is the charge id's key. ARGV: operation, allowance, ttl, give-up time (ms since the
+ * epoch, 0: none), charge id ttl (ms), pool... A call that reaches Redis after its gateway gave up
+ * on it (a primary frozen, then thawed with the command still in its socket) records nothing: the
+ * caller was answered 503, not billed. A charge id already recorded answers its first record
+ * again (-2: it was voided), recording nothing.
  */
 const RECORD_SCRIPT = `${RECORD_ONE}
 local give_up = tonumber(ARGV[4])
@@ -49,10 +68,38 @@ if give_up > 0 then
   local now = redis.call('TIME')
   if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > give_up then return {-1, 0, 0} end
 end
-local pool = pool_from(5, #ARGV)
+local known = redis.call('GET', KEYS[2])
+if known == 'void' then return {-2, 0, 0} end
+if known then
+  local calls, billable, used = string.match(known, '^(%d+):(%d):(%d+)$')
+  return {tonumber(calls), tonumber(billable), tonumber(used)}
+end
+local pool = pool_from(6, #ARGV)
 local calls, billable, used = record_one(ARGV[1], tonumber(ARGV[2]), pool)
 redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('SET', KEYS[2], calls .. ':' .. billable .. ':' .. used, 'PX', ARGV[5])
 return {calls, billable, used}
+`;
+
+/**
+ * KEYS[2] is the charge id's key. ARGV: operation, allowance, charge id ttl (ms), pool... Leaves
+ * `void` in the charge id's key whatever it held; a call it recorded loses its count and its
+ * price, or, if it was free, gives its free place to one of the operation's billed calls when
+ * the pool is still at its allowance (billing.ts, voidFreesBilledCall). Answers 1 when it
+ * cancelled a record, 0 when there was none (never made, voided already, or forgotten).
+ */
+const VOID_SCRIPT = `${RECORD_ONE}
+local known = redis.call('GET', KEYS[2])
+redis.call('SET', KEYS[2], 'void', 'PX', ARGV[3])
+if not known or known == 'void' then return 0 end
+local billable_field = ARGV[1] .. ':billable'
+redis.call('HINCRBY', KEYS[1], ARGV[1] .. ':calls', -1)
+local frees_billed = pool_calls(pool_from(4, #ARGV)) >= tonumber(ARGV[2])
+local billed = tonumber(redis.call('HGET', KEYS[1], billable_field) or '0')
+if (string.match(known, '^%d+:(%d)') == '1' or frees_billed) and billed > 0 then
+  redis.call('HINCRBY', KEYS[1], billable_field, -1)
+end
+return 1
 `;
 
 /** KEYS[2] is the ledger. ARGV: operation, allowance, ttl, pool..., upTo. */
@@ -78,12 +125,15 @@ return {recorded, billable_units}
 type MeterRedis = Redis & {
   meterRecord(
     key: string,
+    chargeKey: string,
     operation: string,
     allowance: number,
     ttl: number,
     giveUpAt: number,
+    chargeTtlMs: number,
     ...pool: string[]
   ): Promise<[number, number, number]>;
+  meterVoid(key: string, chargeKey: string, operation: string, allowance: number, chargeTtlMs: number, ...pool: string[]): Promise<number>;
   meterRecordUnits(
     key: string,
     ledger: string,
@@ -94,12 +144,23 @@ type MeterRedis = Redis & {
   ): Promise<[number, number]>;
 };
 
-/** The record reached Redis after its sender had given up on it, and was not made. */
-export class MeterLateError extends Error {
-  constructor() {
-    super('the call reached the meter after its sender gave up on it; not recorded');
-    this.name = 'MeterLateError';
-  }
+/**
+ * Errors after which a command surely never reached Redis: ioredis refused to send it (no
+ * connection, no offline queue). Matched by ioredis' messages: one these miss is taken as unsure,
+ * which costs a retry or a void of nothing, never a wrong bill.
+ */
+const NEVER_SENT =
+  /^(Stream isn't writeable|Cluster isn't ready) and enableOfflineQueue options is false|^None of startup nodes is available/;
+
+/**
+ * Whether a failed command may have run: anything but an error reply of Redis (the script
+ * refused before writing) or a command never sent. A connection closed or reset, a command
+ * timeout, ioredis' "max retries per request" and a cluster's "too many redirections" all may
+ * follow a command that ran.
+ */
+function mayHaveRun(error: unknown): boolean {
+  if (!(error instanceof Error)) return true;
+  return error.name !== 'ReplyError' && !NEVER_SENT.test(error.message);
 }
 
 export class RedisMeter implements Meter {
@@ -115,7 +176,8 @@ export class RedisMeter implements Meter {
     private readonly prefix: string,
     private readonly recordWithinMs?: number,
   ) {
-    if (!('meterRecord' in redis)) redis.defineCommand('meterRecord', { numberOfKeys: 1, lua: RECORD_SCRIPT });
+    if (!('meterRecord' in redis)) redis.defineCommand('meterRecord', { numberOfKeys: 2, lua: RECORD_SCRIPT });
+    if (!('meterVoid' in redis)) redis.defineCommand('meterVoid', { numberOfKeys: 2, lua: VOID_SCRIPT });
     if (!('meterRecordUnits' in redis)) redis.defineCommand('meterRecordUnits', { numberOfKeys: 2, lua: RECORD_UNITS_SCRIPT });
     this.redis = redis as MeterRedis;
   }
@@ -128,17 +190,41 @@ export class RedisMeter implements Meter {
     return `${this.prefix}:ledger:{${keyId}}:${ledger}`;
   }
 
-  async record(keyId: string, operation: OperationId, period: string, allowance: number): Promise<Charge> {
-    const [calls, billable, used] = await this.redis.meterRecord(
-      this.keyOf(keyId, period),
-      operation,
-      allowance,
-      RETENTION_SECONDS,
-      this.recordWithinMs === undefined ? 0 : Date.now() + this.recordWithinMs,
-      ...allowancePool(operation),
-    );
+  private chargeKey(keyId: string, chargeId: string): string {
+    return `${this.prefix}:charge:{${keyId}}:${chargeId}`;
+  }
+
+  async record(call: ChargeCall): Promise<Charge> {
+    let answer: [number, number, number];
+    try {
+      answer = await this.redis.meterRecord(
+        this.keyOf(call.keyId, call.period),
+        this.chargeKey(call.keyId, call.chargeId),
+        call.operation,
+        call.allowance,
+        RETENTION_SECONDS,
+        this.recordWithinMs === undefined ? 0 : Date.now() + this.recordWithinMs,
+        CHARGE_ID_TTL_MS,
+        ...allowancePool(call.operation),
+      );
+    } catch (error) {
+      throw mayHaveRun(error) ? new MeterUnsureError(error) : error;
+    }
+    const [calls, billable, used] = answer;
     if (calls < 0) throw new MeterLateError();
-    return { calls, billable: billable === 1, freeRemaining: freeRemaining(allowance, used) };
+    return { calls, billable: billable === 1, freeRemaining: freeRemaining(call.allowance, used) };
+  }
+
+  async voidCharge(call: ChargeCall): Promise<boolean> {
+    const cancelled = await this.redis.meterVoid(
+      this.keyOf(call.keyId, call.period),
+      this.chargeKey(call.keyId, call.chargeId),
+      call.operation,
+      call.allowance,
+      CHARGE_ID_TTL_MS,
+      ...allowancePool(call.operation),
+    );
+    return cancelled === 1;
   }
 
   async recordUnits(

@@ -1,11 +1,23 @@
 /**
- * Both meters: list units draw on the batch allowance together with batch calls, and a ledger
- * records each unit of a list once, however often (and however concurrently) it is asked to.
+ * Both meters: list units draw on the batch allowance together with batch calls, a ledger
+ * records each unit of a list once, however often (and however concurrently) it is asked to, and
+ * a call is recorded once per charge id and can be voided.
  */
+import { randomUUID } from 'node:crypto';
+import type { OperationId } from '@svc/contracts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedis, waitForRedis, type Redis } from '@svc/jobs/redis';
 import { dropPrefix, testRedisUrl, uniquePrefix } from '@svc/testkit';
-import { MemoryMeter, MeterLateError, RedisMeter, type Meter } from '../src/index.ts';
+import { MemoryMeter, MeterLateError, RedisMeter, type ChargeCall, type Meter } from '../src/index.ts';
+
+/** A call of `keyId` in 2026-11 under a new charge id (or the one given). */
+const call = (keyId: string, operation: OperationId, allowance: number, chargeId = randomUUID()): ChargeCall => ({
+  keyId,
+  operation,
+  period: '2026-11',
+  allowance,
+  chargeId,
+});
 
 const prefix = uniquePrefix('meter');
 let redis: Redis | undefined;
@@ -27,11 +39,11 @@ describe.each([
 ])('%s meter', (_name, make) => {
   it('list units and batch calls share the batch allowance', async () => {
     const meter = await make();
-    expect(await meter.record('k1', 'email-verify.batch', '2026-11', 3)).toEqual({ calls: 1, billable: false, freeRemaining: 2 });
+    expect(await meter.record(call('k1', 'email-verify.batch', 3))).toEqual({ calls: 1, billable: false, freeRemaining: 2 });
     expect(await meter.recordUnits('list:a', 'k1', 'email-verify.list', '2026-11', 3, 3)).toEqual({ recorded: 3, billable: 1 });
-    expect(await meter.record('k1', 'email-verify.batch', '2026-11', 3)).toEqual({ calls: 2, billable: true, freeRemaining: 0 });
+    expect(await meter.record(call('k1', 'email-verify.batch', 3))).toEqual({ calls: 2, billable: true, freeRemaining: 0 });
     // Another operation's allowance is its own.
-    expect((await meter.record('k1', 'email-verify.single', '2026-11', 1)).billable).toBe(false);
+    expect((await meter.record(call('k1', 'email-verify.single', 1))).billable).toBe(false);
     expect(await meter.usage('k1', '2026-11')).toEqual({
       'email-verify.batch': { calls: 2, billableCalls: 1 },
       'email-verify.list': { calls: 3, billableCalls: 1 },
@@ -52,6 +64,56 @@ describe.each([
     expect(await meter.ledger('list:b', 'k2')).toEqual({ units: 5, billableUnits: 5 });
     expect((await meter.usage('k2', '2026-11'))['email-verify.list']).toEqual({ calls: 5, billableCalls: 5 });
   });
+
+  it('records a charge id once: sent again, it answers the first record and counts nothing more', async () => {
+    const meter = await make();
+    const first = call('k4', 'qr.generate', 1);
+    expect(await meter.record(first)).toEqual({ calls: 1, billable: false, freeRemaining: 0 });
+    expect(await meter.record(call('k4', 'qr.generate', 1))).toEqual({ calls: 2, billable: true, freeRemaining: 0 });
+    const again = await Promise.all([meter.record(first), meter.record(first)]);
+    expect(again).toEqual([
+      { calls: 1, billable: false, freeRemaining: 0 },
+      { calls: 1, billable: false, freeRemaining: 0 },
+    ]);
+    expect(await meter.usage('k4', '2026-11')).toEqual({ 'qr.generate': { calls: 2, billableCalls: 1 } });
+  });
+
+  it('voids a billed charge once, and a record of a voided id records nothing', async () => {
+    const meter = await make();
+    await meter.record(call('k5', 'qr.wifi', 0));
+    const unsure = call('k5', 'qr.wifi', 0);
+    await meter.record(unsure);
+    expect(await meter.voidCharge(unsure)).toBe(true);
+    expect(await meter.voidCharge(unsure)).toBe(false);
+    await expect(meter.record(unsure)).rejects.toBeInstanceOf(MeterLateError);
+    expect(await meter.usage('k5', '2026-11')).toEqual({ 'qr.wifi': { calls: 1, billableCalls: 1 } });
+  });
+
+  it('a void that comes before its record (never made, or still on its way) keeps the record from being made', async () => {
+    const meter = await make();
+    const neverSeen = call('k6', 'qr.generate', 5);
+    expect(await meter.voidCharge(neverSeen)).toBe(false);
+    await expect(meter.record(neverSeen)).rejects.toBeInstanceOf(MeterLateError);
+    expect(await meter.usage('k6', '2026-11')).toEqual({});
+  });
+
+  it('a voided free call gives its free place back, to a later call billed for want of it', async () => {
+    const meter = await make();
+    const free = call('k7', 'qr.generate', 1);
+    expect((await meter.record(free)).billable).toBe(false);
+    expect((await meter.record(call('k7', 'qr.generate', 1))).billable).toBe(true);
+    expect(await meter.voidCharge(free)).toBe(true);
+    // The call that was billed is now the month's one free call; the next one is billed.
+    expect(await meter.usage('k7', '2026-11')).toEqual({ 'qr.generate': { calls: 1, billableCalls: 0 } });
+    expect(await meter.record(call('k7', 'qr.generate', 1))).toEqual({ calls: 2, billable: true, freeRemaining: 0 });
+
+    // Within the allowance, a voided free call just frees its place.
+    const early = call('k8', 'email-verify.batch', 3);
+    await meter.record(early);
+    await meter.record(call('k8', 'email-verify.batch', 3));
+    expect(await meter.voidCharge(early)).toBe(true);
+    expect(await meter.record(call('k8', 'email-verify.batch', 3))).toEqual({ calls: 2, billable: false, freeRemaining: 1 });
+  });
 });
 
 describe('redis meter give-up time', () => {
@@ -59,9 +121,9 @@ describe('redis meter give-up time', () => {
     redis ??= createRedis(testRedisUrl(), 'request', 'test-meter');
     await waitForRedis(redis, 5_000);
     const own = `${prefix}-late`;
-    expect((await new RedisMeter(redis, own, 5_000).record('k3', 'qr.generate', '2026-11', 0)).calls).toBe(1);
+    expect((await new RedisMeter(redis, own, 5_000).record(call('k3', 'qr.generate', 0))).calls).toBe(1);
     // A negative window stands for a command that sat in a frozen primary's socket past it.
-    await expect(new RedisMeter(redis, own, -5_000).record('k3', 'qr.generate', '2026-11', 0)).rejects.toBeInstanceOf(MeterLateError);
+    await expect(new RedisMeter(redis, own, -5_000).record(call('k3', 'qr.generate', 0))).rejects.toBeInstanceOf(MeterLateError);
     expect(await new RedisMeter(redis, own).usage('k3', '2026-11')).toEqual({ 'qr.generate': { calls: 1, billableCalls: 1 } });
   });
 });

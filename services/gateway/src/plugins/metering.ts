@@ -9,10 +9,15 @@
  * first costs nothing, uses no allowance and is counted as `client_gone`. What it costs and which
  * allowance it uses is @svc/metering's billing rule. HEAD on a metered
  * route is refused: it would run and bill the job for no body.
+ *
+ * A record whose answer was lost (a primary dead after running it) is sent again under the same
+ * charge id within the request's deadline, and voided later if it cannot be confirmed
+ * (@svc/metering's ChargeRecorder): the call is answered 200 and billed once, or answered 503 and
+ * not billed.
  */
 import { ApiError, formatUsd, type OperationId } from '@svc/contracts';
 import { CallerGoneError, storeUnavailableError } from '@svc/jobs';
-import { allowanceFor, billingPeriod, costOf, type FreeAllowances, type Meter } from '@svc/metering';
+import { ChargeRecorder, allowanceFor, billingPeriod, costOf, type FreeAllowances, type Meter, type VoidReport } from '@svc/metering';
 import type { CallOutcome, GatewayMetrics } from '@svc/telemetry';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -41,6 +46,10 @@ export interface MeteringOptions {
   meter: Meter;
   freeAllowances: FreeAllowances;
   metrics: GatewayMetrics;
+  /** How long a request of each operation may take (REQUEST_DEADLINE_MS): an unsure record is sent again within it. */
+  deadlines: Readonly<Record<OperationId, number>>;
+  /** Longest one meter record may take (REDIS_COMMAND_TIMEOUT_MS; 0 for a memory meter). */
+  meterTimeoutMs: number;
 }
 
 /** The `outcome` label of a metered call answered with `status` (the calls counter's). */
@@ -60,6 +69,8 @@ function meteringPlugin(app: FastifyInstance, options: MeteringOptions, done: (e
   const { metrics } = options;
   /** Requests whose charge was decided (the caller was there when the answer was ready). */
   const charged = new WeakSet<FastifyRequest>();
+  const recorder = new ChargeRecorder(options.meter, { attemptMs: options.meterTimeoutMs, report: (event) => reportVoid(app, event) });
+  app.addHook('onClose', async () => recorder.close());
 
   app.decorate('charge', async (request: FastifyRequest, reply: FastifyReply, named?: OperationId): Promise<ChargeResult> => {
     const key = request.identity.key;
@@ -73,9 +84,10 @@ function meteringPlugin(app: FastifyInstance, options: MeteringOptions, done: (e
     // Decided now: a caller leaving from here on was there when its answer was ready.
     charged.add(request);
     const allowance = allowanceFor(operation, key.freeAllowance, options.freeAllowances);
+    const retryUntil = Date.now() + options.deadlines[operation] - (performance.now() - request.startedAt);
     let charge;
     try {
-      charge = await options.meter.record(key.id, operation, billingPeriod(), allowance);
+      charge = await recorder.record({ keyId: key.id, operation, period: billingPeriod(), allowance }, retryUntil);
     } catch (error) {
       charged.delete(request);
       throw storeUnavailableError('meter', error);
@@ -126,6 +138,22 @@ function meteringPlugin(app: FastifyInstance, options: MeteringOptions, done: (e
     next();
   });
   done();
+}
+
+/** One line per charge left unsure (rare: a store lost while recording), for whoever audits a bill. */
+function reportVoid(app: FastifyInstance, event: VoidReport): void {
+  const { keyId, operation, period, chargeId } = event.call;
+  const charge = { keyId, operation, period, chargeId };
+  if (event.outcome === 'voided')
+    app.log.warn(
+      { charge, cancelledRecord: event.cancelledRecord },
+      'unsure meter record voided: its call was answered service_unavailable and is not billed',
+    );
+  else
+    app.log.error(
+      { charge, reason: event.reason },
+      'unsure meter record could not be voided: its call was answered service_unavailable and may be billed; credit the key by hand',
+    );
 }
 
 export default fp(meteringPlugin, { name: 'metering', dependencies: ['observability'] });

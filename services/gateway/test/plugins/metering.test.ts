@@ -2,13 +2,17 @@
  * The charge on its own: a request is billed for the operation it carries, by the billing rule
  * (a key's own allowance over the default, list units and batches in one pool), and only once;
  * asking to charge another operation, or the same request twice, is a bug and bills nothing more.
+ * A meter record whose reply Redis lost is sent again within the request's deadline, and the
+ * call answered with the cost that record made, counted once.
  */
 import type { OperationId } from '@svc/contracts';
-import { MemoryMeter, billingPeriod, type FreeAllowances } from '@svc/metering';
+import { createRedis, waitForRedis } from '@svc/jobs/redis';
+import { MemoryMeter, RedisMeter, billingPeriod, type FreeAllowances, type Meter } from '@svc/metering';
+import { dropPrefix, startTcpProxy, testRedisUrl, uniquePrefix } from '@svc/testkit';
 import { createAccessLog, createGatewayMetrics, createRegistry } from '@svc/telemetry';
 import Fastify from 'fastify';
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import meteringPlugin, { COST_HEADER, FREE_REMAINING_HEADER } from '../../src/plugins/metering.ts';
 import observabilityPlugin from '../../src/plugins/observability.ts';
 import { generateApiKey } from '../../src/auth/api-keys.ts';
@@ -23,13 +27,20 @@ const DEFAULTS: FreeAllowances = {
   'email-verify.list': 1,
 };
 
-async function gateway() {
-  const meter = new MemoryMeter();
+const DEADLINES: Record<OperationId, number> = {
+  'email-verify.batch': 5_000,
+  'email-verify.single': 5_000,
+  'qr.generate': 5_000,
+  'qr.wifi': 5_000,
+  'email-verify.list': 5_000,
+};
+
+async function gateway(meter: Meter = new MemoryMeter(), meterTimeoutMs = 0) {
   const app = Fastify();
   const metrics = createGatewayMetrics(createRegistry());
   const quiet = new Writable({ write: (_chunk, _encoding, callback) => callback() });
   await app.register(observabilityPlugin, { metrics, accessLog: createAccessLog('warn', 'test', quiet) });
-  await app.register(meteringPlugin, { meter, freeAllowances: DEFAULTS, metrics });
+  await app.register(meteringPlugin, { meter, freeAllowances: DEFAULTS, metrics, deadlines: DEADLINES, meterTimeoutMs });
   const keys = new MemoryKeyStore();
   const token = generateApiKey();
   const key = await keys.create('test', token, { 'qr.generate': 2 });
@@ -55,7 +66,7 @@ async function gateway() {
   });
   await app.ready();
   const get = (url: string) => app.inject({ url, headers: { authorization: `Bearer ${token}` } });
-  return { get, meter, keyId: key.id };
+  return { app, get, meter, keyId: key.id };
 }
 
 describe('charge', () => {
@@ -84,5 +95,31 @@ describe('charge', () => {
     expect((await get('/other')).statusCode).toBe(500);
     expect((await get('/named')).statusCode).toBe(200);
     expect(await meter.usage(keyId, billingPeriod())).toEqual({ 'qr.wifi': { calls: 2, billableCalls: 1 } });
+  });
+});
+
+describe('charge on a Redis meter whose reply is lost', () => {
+  const prefix = uniquePrefix('charge-lost');
+  afterAll(() => dropPrefix(testRedisUrl(), prefix));
+
+  it('sends the record again once Redis answers, within the deadline, and answers 200 with its cost, billed once', async () => {
+    const proxy = await startTcpProxy(testRedisUrl());
+    const redis = createRedis({ kind: 'single', url: proxy.url, commandTimeoutMs: 500 }, 'request', 'test-charge-lost');
+    try {
+      await waitForRedis(redis, 5_000);
+      const { app, get, meter, keyId } = await gateway(new RedisMeter(redis, prefix, 250), 500);
+      expect((await get('/qr')).headers[COST_HEADER.toLowerCase()]).toBe('0');
+      proxy.cutAtNextReply();
+      setTimeout(() => proxy.restore(), 700);
+      const answer = await get('/qr');
+      expect(answer.statusCode).toBe(200);
+      // The second free call of the key's two: the record made before its reply was lost.
+      expect([answer.headers[COST_HEADER.toLowerCase()], answer.headers[FREE_REMAINING_HEADER.toLowerCase()]]).toEqual(['0', '0']);
+      expect(await meter.usage(keyId, billingPeriod())).toEqual({ 'qr.generate': { calls: 2, billableCalls: 0 } });
+      await app.close();
+    } finally {
+      redis.disconnect();
+      await proxy.close();
+    }
   });
 });
