@@ -77,21 +77,31 @@ export class BullTransport implements JobTransport {
     this.inbox = new ReplyInbox(inboxConnection, key, (reply) => this.settle(reply), queueErrorLog(options.logger));
   }
 
-  /** Connects, and starts reading the gateway's inbox; resolves once both connections are up. */
+  /** Connects, and starts reading the gateway's inbox; resolves once both connections and every queue are up. */
   static async create(options: BullTransportOptions): Promise<BullTransport> {
     const { logger, redisPrefix } = options;
     const client = queueConnection(options.redis, 'request', 'gateway', logger);
     const inboxConnection = queueConnection(options.redis, 'blocking', 'gateway-replies', logger);
+    // Ready means both connections are: the request client to enqueue (a first submit on a client
+    // still connecting would be refused as unavailable), the inbox to hear answers.
+    try {
+      await Promise.all([waitForRedis(client, CONNECT_TIMEOUT_MS), waitForRedis(inboxConnection, CONNECT_TIMEOUT_MS)]);
+    } catch (error) {
+      await closeConnections([client, inboxConnection]);
+      throw error;
+    }
+    // Queues are opened only now: BullMQ asks the server its version once, as a queue opens, and a
+    // queue whose asking failed refuses every job from then on. On a Cluster it takes the
+    // connection's `connect` state for ready, where ours (no offline queue) refuse commands (the
+    // same gap left a cluster's list queue dead: @svc/lists' bull-queue.ts).
     const producers = new Map<string, DurableQueue>();
     for (const kind of options.kinds) {
       // Each queue under its own hash tag (bullPrefix), opened by the durable-queue layer.
       producers.set(kind.name, openQueue(kind.name, { connection: client, redisPrefix, ...(logger === undefined ? {} : { logger }) }));
     }
     const transport = new BullTransport(client, inboxConnection, producers, randomUUID(), options);
-    // Ready means both connections are: the request client to enqueue (a first submit on a client
-    // still connecting would be refused as unavailable), the inbox to hear answers.
     try {
-      await Promise.all([waitForRedis(client, CONNECT_TIMEOUT_MS), waitForRedis(inboxConnection, CONNECT_TIMEOUT_MS)]);
+      await withTimeout(Promise.all([...producers.values()].map((producer) => producer.queue.waitUntilReady())), CONNECT_TIMEOUT_MS);
     } catch (error) {
       await transport.close();
       throw error;
