@@ -46,8 +46,13 @@ export function redisOptions(role: RedisRole, commandTimeoutMs = 1_000): RedisOp
   const common: RedisOptions = { retryStrategy: reconnect, reconnectOnError: reconnectOnReadonly };
   if (role === 'background') return { ...redisOptions('request', Math.max(5 * commandTimeoutMs, 5_000)), connectTimeout: 5_000 };
   return role === 'request'
-    ? // Never resent after a lost connection: a meter script that ran but whose answer was lost
-      // would count twice. (A READONLY refusal is resent: a replica ran nothing.)
+    ? // Not resent after a lost connection by a single-node or Sentinel client. A Cluster client
+      // does resend a command its node connection lost ("Connection is closed.", after
+      // retryDelayOnFailover), whatever these node options say: so what bills or enqueues on this
+      // path is safe to run twice (the meter by its charge id: @svc/metering's
+      // charge-recorder.ts; an enqueue by its job id); a rate-limit hit may count twice in a
+      // failover, erring against the caller by one. A READONLY refusal is resent: a replica ran
+      // nothing.
       { ...common, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 2_000, commandTimeout: commandTimeoutMs }
     : { ...common, maxRetriesPerRequest: null, enableOfflineQueue: true, connectTimeout: 5_000 };
 }
