@@ -1,33 +1,48 @@
 /**
  * Redis Cluster hash tags (decisions, "Redis topologies"): every key the product writes carries a
  * hash tag, and per-key data is tagged by the key's own id, not by one global tag. The product
- * runs distributed on the test Redis under a prefix of its own; the key tool issues a key (its
- * record, the key index, its webhook secret), then every synchronous door is used with it and
- * without a valid one (REST and a tool call), and every name under the prefix is read back.
+ * runs distributed on the test Redis under a prefix of its own, with a real verify-worker process
+ * probing a scripted mail world (its cached outcomes in Redis); the key tool issues a key (its record, the key index,
+ * its webhook secret), then every synchronous door is used with it and without a valid one (REST
+ * and a tool call), and every name under the prefix is read back.
  *
  * Lists are left out here: their set of unfinished lists (`lists:unfinished`) is still untagged
  * and lives in the lists package, which is being moved (see the contract-audit report).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis, waitForRedis, type Redis } from '@svc/jobs/redis';
-import { testRedisUrl } from '@svc/testkit';
+import { qrJobHandler } from '@svc/qr-worker';
+import { startMailRig, testRedisUrl, type MailRig } from '@svc/testkit';
 import { keysCli, parseCreated, type CreatedKey } from '../callbacks/support.ts';
+import { startWorkerProcess, type WorkerProcess } from '../lifecycle/worker-processes.ts';
 import { connect } from '../mcp/mcp-client.ts';
 import { call, postBatch, startServer, type TestServer } from '../support/servers.ts';
 
+let rig: MailRig;
 let server: TestServer;
+let verifyWorker: WorkerProcess;
 let redis: Redis;
 let created: CreatedKey;
 
 beforeAll(async () => {
-  server = await startServer('distributed');
+  rig = await startMailRig('tags.test', '127.0.0.51', ['ann@tags.test']);
+  // Verify jobs go to the product's own worker process; QR jobs to a worker in this process.
+  server = await startServer('distributed', { env: rig.env, handlers: [qrJobHandler] });
+  verifyWorker = await startWorkerProcess('verify-worker', 'tags', {
+    ...rig.env,
+    REDIS_URL: testRedisUrl(),
+    REDIS_PREFIX: server.prefix,
+    LOG_LEVEL: 'info',
+  });
   redis = createRedis(testRedisUrl(), 'request', 'test-key-tags');
   await waitForRedis(redis, 5_000);
   created = parseCreated((await keysCli(server.prefix)('create', '--name', 'tags')).stdout);
 });
 afterAll(async () => {
   redis?.disconnect();
+  await verifyWorker?.stop();
   await server?.close();
+  await rig?.close();
 });
 
 async function namesUnder(prefix: string): Promise<string[]> {
@@ -50,8 +65,8 @@ describe('keys written in Redis', () => {
     const answers = [
       await call(server, '/v1/qr/qr?data=tags', { key }),
       await call(server, '/v1/qr/wifi?ssid=tags&security=nopass', { key }),
-      await call(server, '/v1/email-verify/verify?email=not-an-address', { key }),
-      await postBatch(server, key, ['not-an-address']),
+      await call(server, '/v1/email-verify/verify?email=ann%40tags.test', { key }),
+      await postBatch(server, key, ['ann@tags.test', 'bob@tags.test', 'not-an-address']),
       await call(server, '/v1/usage', { key }),
     ];
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
@@ -65,7 +80,12 @@ describe('keys written in Redis', () => {
       await qr.close();
     }
 
+    // What the verifier learnt is cached in Redis (by a digest of the address).
+    const batch = answers[3]!.json() as { results: Array<{ verdict: string }> };
+    expect(batch.results.map((result) => result.verdict)).toEqual(['deliverable', 'undeliverable', 'undeliverable']);
+
     const names = await namesUnder(server.prefix);
+    expect(names.filter((name) => name.includes(':verify:outcome:')).length).toBeGreaterThanOrEqual(2);
     const untagged = names.filter((name) => hashTag(name) === undefined);
     expect(untagged).toEqual([]);
 
