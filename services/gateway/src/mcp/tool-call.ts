@@ -29,3 +29,17 @@ export function toolCallOperation(body: unknown, operations: readonly OperationI
 export function toolCallId(body: unknown): unknown {
   return (Array.isArray(body) ? body : [body]).find(isToolCall)?.id;
 }
+
+/**
+ * The JSON-RPC ids of the request's tool calls whose `arguments` are there but not a JSON object
+ * (an array, a string, null): the SDK refuses those before any tool runs, as a protocol error,
+ * where the contract wants a tool result (tool-result.ts rewrites it).
+ */
+export function callsWithBadArguments(body: unknown): unknown[] {
+  return (Array.isArray(body) ? body : [body]).filter(isToolCall).flatMap((call) => {
+    const params: unknown = call.params;
+    if (typeof params !== 'object' || params === null || !('arguments' in params)) return [];
+    const args: unknown = params.arguments;
+    return args === undefined || (typeof args === 'object' && args !== null && !Array.isArray(args)) ? [] : [call.id];
+  });
+}

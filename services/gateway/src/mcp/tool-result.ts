@@ -64,16 +64,20 @@ export async function runTool(context: ToolContext, operation: OperationId, work
 }
 
 interface RpcResponse {
+  jsonrpc?: unknown;
+  id?: unknown;
+  error?: unknown;
   result?: { isError?: unknown; content?: Array<{ type?: unknown; text?: unknown }> };
 }
+
+const BAD_ARGUMENTS = (): ApiError =>
+  new ApiError('invalid_request', 'The tool arguments must be a JSON object of the parameters the tool documents.');
 
 /** What the SDK says itself when a call never reaches a tool, as the contract's error. */
 function sdkToolError(text: string, requestId: string): ApiError {
   const unknownTool = /Tool (.*) not found$/.exec(text)?.[1];
   if (unknownTool !== undefined) return new ApiError('not_found', `No tool \`${unknownTool}\` on this server; tools/list names its tools.`);
-  if (/Input validation error|Invalid arguments/.test(text)) {
-    return new ApiError('invalid_request', 'The tool arguments must be a JSON object of the parameters the tool documents.');
-  }
+  if (/Input validation error|Invalid arguments/.test(text)) return BAD_ARGUMENTS();
   return toApiError(new Error(text), requestId);
 }
 
@@ -89,9 +93,11 @@ const isErrorBody = (text: string): boolean => {
 /**
  * Every failed tool result in a JSON-RPC answer carries the contract's error object: those of our
  * tools already do; the SDK's own (an unknown tool, arguments that are not an object) are
- * rewritten here, at the edge.
+ * rewritten here, at the edge. `badArguments`: ids of the request's tool calls whose arguments
+ * are not an object, which the SDK answers with a protocol error (-32603 and its validator's
+ * text): the contract's input problems are tool results, so those become one.
  */
-export function withContractToolErrors(body: string, requestId: string): string {
+export function withContractToolErrors(body: string, requestId: string, badArguments: readonly unknown[] = []): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -100,6 +106,12 @@ export function withContractToolErrors(body: string, requestId: string): string 
   }
   let changed = false;
   for (const message of (Array.isArray(parsed) ? parsed : [parsed]) as RpcResponse[]) {
+    if (message?.error !== undefined && badArguments.includes(message.id)) {
+      delete message.error;
+      message.result = errorResult(BAD_ARGUMENTS());
+      changed = true;
+      continue;
+    }
     const result = message?.result;
     const first = result?.content?.[0];
     if (result?.isError !== true || typeof first?.text !== 'string' || isErrorBody(first.text)) continue;
