@@ -205,6 +205,33 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
       });
     });
 
+    it('a tools/call without params or with a name that is not a string: an isError result, not a protocol error', async () => {
+      for (const params of [undefined, { name: 5, arguments: { data: 'hi' } }]) {
+        const response = await rpc(server, 'qr', {
+          jsonrpc: '2.0',
+          id: 8,
+          method: 'tools/call',
+          ...(params === undefined ? {} : { params }),
+        });
+        const body = response.json() as { error?: unknown; result?: { isError?: boolean; content: Array<{ text: string }> } };
+        expect(body.error).toBeUndefined();
+        expect(body.result?.isError).toBe(true);
+        expect(JSON.parse(body.result?.content[0]?.text ?? '{}')).toMatchObject({
+          error: 'invalid_request',
+          message: expect.stringContaining('params.name'),
+        });
+      }
+    });
+
+    it('params of another method that do not fit it: invalid params in one sentence, never the validator text', async () => {
+      const response = await rpc(server, 'qr', { jsonrpc: '2.0', id: 9, method: 'tools/list', params: { cursor: 5 } });
+      expect(response.json()).toEqual({
+        jsonrpc: '2.0',
+        id: 9,
+        error: { code: -32602, message: 'Invalid params: `params.cursor` must be a string.' },
+      });
+    });
+
     it('qr_wifi: a WPA network without password, and hidden as a string, are invalid_parameter', async () => {
       expect(toolError(await qr.callTool('qr_wifi', { ssid: 'home' }))).toMatchObject({
         error: 'invalid_parameter',

@@ -20,7 +20,7 @@ import { FREE_REMAINING_HEADER } from '../plugins/metering.ts';
 import { callerKey } from '../routes/guards.ts';
 import { loadMcpSdk } from './sdk.ts';
 import { TOOL_SERVERS, createToolServer, type ToolServerDef } from './servers.ts';
-import { callsWithBadArguments, toolCallId, toolCallOperation } from './tool-call.ts';
+import { malformedToolCalls, toolCallId, toolCallOperation } from './tool-call.ts';
 import { withContractToolErrors } from './tool-result.ts';
 
 /** The request headers the SDK's transport reads. */
@@ -77,7 +77,7 @@ async function serve(
     if (type !== null) reply.type(type);
     return await reply
       .code(response.status)
-      .send(body === '' ? undefined : withContractToolErrors(body, request.id, callsWithBadArguments(request.body)));
+      .send(body === '' ? undefined : withContractToolErrors(body, request.id, malformedToolCalls(request.body)));
   } finally {
     await transport.close();
     await server.close();
