@@ -2,7 +2,8 @@
  * The console's other pages in Chromium: served at /app without a key under a strict
  * Content-Security-Policy; sign-in (a wrong key shows the API's message; the key kept in the tab
  * only); the QR studio, whose SVG and PNG downloads scan back to the content; usage as the API
- * counts it; and files the service would refuse, refused on the page with what to do.
+ * counts it; files the service would refuse, refused on the page with what to do; and a history
+ * longer than a page, every list of which can be reached.
  */
 import { readFile } from 'node:fs/promises';
 import { scanSvg } from '@svc/testkit';
@@ -10,11 +11,16 @@ import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axe, screenshots, serious } from './browser.ts';
 import { scanPng } from './exports.ts';
-import { errorBody, listPage, startConsoleRig, type ConsoleRig } from './setup.ts';
+import { errorBody, listObject, listPage, startConsoleRig, type ConsoleRig } from './setup.ts';
 
 let rig: ConsoleRig;
 beforeAll(async () => {
-  rig = await startConsoleRig([], { shop: '127.0.0.96', catch: '127.0.0.97', slow: '127.0.0.98' });
+  // Lists are created many at once by the history test: no creation rate or active-list limit in the way.
+  rig = await startConsoleRig(
+    [],
+    { shop: '127.0.0.96', catch: '127.0.0.97', slow: '127.0.0.98' },
+    { RATE_LIMIT_EMAIL_VERIFY_LIST: '0', LIST_MAX_ACTIVE_PER_KEY: '100' },
+  );
 }, 120_000);
 afterAll(async () => {
   await rig?.close();
@@ -147,6 +153,45 @@ describe('the console: pages', () => {
       expect(await page.getByRole('button', { name: 'Verify list' }).count(), file.name).toBe(0);
     }
     expect(listPage.parse(await (await api('/v1/email-verify/lists')).json()).lists).toEqual([]);
+    expect(rig.problems).toEqual([]);
+  });
+
+  it('the history reaches every list of the key, not the latest page only: older ones come on request and reopen', async () => {
+    const { page, api } = rig;
+    const ids: string[] = [];
+    for (let i = 1; i <= 23; i += 1) {
+      const created = await api('/v1/email-verify/lists', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ emails: [`someone${i}@catch.test`], name: `old-${i}` }),
+      });
+      expect(created.status).toBe(202);
+      ids.push(listObject.parse(await created.json()).id);
+    }
+    await expect
+      .poll(
+        async () => {
+          const statuses = await Promise.all(
+            ids.map(async (id) => listObject.parse(await (await api(`/v1/email-verify/lists/${id}`)).json()).status),
+          );
+          return statuses.every((status) => status === 'completed');
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(true);
+    await page.getByRole('link', { name: 'Lists' }).click();
+    await page.reload();
+    const history = page.getByRole('region', { name: 'History, newest first' });
+    const named = history.getByRole('row', { name: /^old-\d+\b/ });
+    await history.getByRole('link', { name: 'old-23', exact: true }).waitFor();
+    expect(await named.count()).toBe(20);
+    await page.getByRole('button', { name: 'Show older lists' }).click();
+    await history.getByRole('link', { name: 'old-1', exact: true }).waitFor();
+    expect(await named.count()).toBe(23);
+    await expect.poll(() => page.getByRole('button', { name: 'Show older lists' }).isVisible()).toBe(false);
+
+    await history.getByRole('link', { name: 'old-1', exact: true }).click();
+    await page.getByRole('img', { name: /^Verdicts/ }).waitFor();
     expect(rig.problems).toEqual([]);
   });
 });

@@ -21,7 +21,11 @@ export interface ConsoleRig {
   close(): Promise<void>;
 }
 
-export async function startConsoleRig(known: string[], hosts: { shop: string; catch: string; slow: string }): Promise<ConsoleRig> {
+export async function startConsoleRig(
+  known: string[],
+  hosts: { shop: string; catch: string; slow: string },
+  env: Record<string, string> = {},
+): Promise<ConsoleRig> {
   const rig: MultiRig = await startMultiRig({
     // One RCPT at a time, 60 ms each: a list of a few hundred runs for seconds, long enough to watch.
     'shop.test': { host: hosts.shop, users: known, pipelining: false, replyDelayMs: 60 },
@@ -36,7 +40,7 @@ export async function startConsoleRig(known: string[], hosts: { shop: string; ca
     await rig.close();
   };
   try {
-    product = await startEmbeddedProduct({ ...rig.env, LIST_RETRY_DELAYS_S: '', VERIFY_RESULT_CACHE_TTL_S: '0' });
+    product = await startEmbeddedProduct({ ...rig.env, LIST_RETRY_DELAYS_S: '', VERIFY_RESULT_CACHE_TTL_S: '0', ...env });
     browser = await launch();
     const { page, problems } = await watchedPage(browser, product.baseUrl);
     const { baseUrl, key } = product;

@@ -136,7 +136,10 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
       ['/v1/qr/qr?data=', '`data` must not be empty.'],
       ['/v1/qr/qr', '`data` is required.'],
       ['/v1/qr/qr?data=x&scale=0', '`scale` must be from 1 to 40.'],
-      ['/v1/qr/qr?data=x&scale=2.5', '`scale` must be a whole number.'],
+      ['/v1/qr/qr?data=x&scale=2.5', '`scale` must be a whole number from 1 to 40.'],
+      // -1 is a whole number: the message must say what is allowed, not what it is not.
+      ['/v1/qr/qr?data=x&margin=-1', '`margin` must be a whole number from 0 to 20.'],
+      ['/v1/qr/qr?data=x&scale=99999999999', '`scale` must be a whole number from 1 to 40.'],
       ['/v1/qr/wifi?ssid=home&hidden=maybe&password=secret123', '`hidden` must be true or false.'],
       ['/v1/qr/wifi?ssid=home', '`password` is required with security=WPA.'],
     ];

@@ -1,7 +1,7 @@
 /**
- * What an operator reads in the log of a real distributed gateway process: an expected refusal
- * (504 at the deadline, 503 while Redis is gone) is one `warn` line with its code and request id
- * and no stack; a bug (a job that fails) is an `error` line with the request id and the stack;
+ * What an operator reads in the log of a real distributed gateway process: a 504 at the deadline
+ * is one `warn` line with its code and request id and no stack; the 503s of a Redis outage are
+ * one such line per kind and 10 s, with a count (every refused call is in the access log); a bug (a job that fails) is an `error` line with the request id and the stack;
  * Redis going away is logged with the connection's name, once per kind of error, however many
  * reconnect attempts the outage brings. A failed job is logged by its worker with job id,
  * request id and queue.
@@ -86,55 +86,61 @@ describe('a distributed gateway process, its log', () => {
     redis?.disconnect();
   });
 
-  it('504 and 503 at warn without a stack, a bug at error with its stack, Redis errors once per kind', { timeout: 40_000 }, async () => {
-    const timeout = await call({ baseUrl }, '/v1/qr/qr?data=nobody', { key });
-    const bug = await call({ baseUrl }, '/v1/email-verify/verify?email=a%40b.co', { key });
-    expect([timeout.status, bug.status]).toEqual([504, 500]);
+  it(
+    '504 at warn without a stack, a bug at error with its stack, 503 refusals and Redis errors once per kind',
+    { timeout: 40_000 },
+    async () => {
+      const timeout = await call({ baseUrl }, '/v1/qr/qr?data=nobody', { key });
+      const bug = await call({ baseUrl }, '/v1/email-verify/verify?email=a%40b.co', { key });
+      expect([timeout.status, bug.status]).toEqual([504, 500]);
 
-    proxy.cut();
-    const refused: string[] = [];
-    // Three seconds of outage: a call every 200 ms, and the Redis clients retrying all along.
-    for (let i = 0; i < 15; i += 1) {
-      const response = await call({ baseUrl }, '/v1/qr/qr?data=outage', { key });
-      expect(response.status).toBe(503);
-      refused.push(response.headers.get('x-request-id') ?? '');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    proxy.restore();
-    await stopProcessTree(gateway);
-    const lines = parseLines(output);
+      proxy.cut();
+      const refused: string[] = [];
+      // Three seconds of outage: a call every 200 ms, and the Redis clients retrying all along.
+      for (let i = 0; i < 15; i += 1) {
+        const response = await call({ baseUrl }, '/v1/qr/qr?data=outage', { key });
+        expect(response.status).toBe(503);
+        refused.push(response.headers.get('x-request-id') ?? '');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      proxy.restore();
+      await stopProcessTree(gateway);
+      const lines = parseLines(output);
 
-    const byRequest = (id: string | null) => lines.filter((line) => line.reqId === id && line.code !== undefined);
-    const [timeoutLine] = byRequest(timeout.headers.get('x-request-id'));
-    expect(timeoutLine).toMatchObject({ level: WARN, code: 'timeout' });
-    expect(JSON.stringify(timeoutLine)).not.toContain('stack');
-    const [bugLine] = byRequest(bug.headers.get('x-request-id'));
-    expect(bugLine).toMatchObject({ level: ERROR, code: 'internal_error' });
-    expect(bugLine?.err?.stack).toContain('Error');
-    for (const id of refused) {
-      const [line] = byRequest(id);
-      expect(line).toMatchObject({ level: WARN, code: 'service_unavailable' });
-      expect(JSON.stringify(line)).not.toContain('stack');
-    }
+      const byRequest = (id: string | null) => lines.filter((line) => line.reqId === id && line.code !== undefined);
+      const [timeoutLine] = byRequest(timeout.headers.get('x-request-id'));
+      expect(timeoutLine).toMatchObject({ level: WARN, code: 'timeout' });
+      expect(JSON.stringify(timeoutLine)).not.toContain('stack');
+      const [bugLine] = byRequest(bug.headers.get('x-request-id'));
+      expect(bugLine).toMatchObject({ level: ERROR, code: 'internal_error' });
+      expect(bugLine?.err?.stack).toContain('Error');
+      // Every refused call is in the access log with its id and status; the refusal itself is a
+      // backend error, written once for the outage (at most once per 10 s, with a count), not once per call.
+      for (const id of refused) expect(lines.filter((line) => line.reqId === id && line.statusCode === 503)).toHaveLength(1);
+      const refusals = lines.filter((line) => line.code === 'service_unavailable');
+      expect(refusals).toHaveLength(1);
+      expect(refusals[0]).toMatchObject({ level: WARN, reqId: refused[0] });
+      expect(JSON.stringify(refusals[0])).not.toContain('stack');
 
-    const redisErrors = lines.filter((line) => line.msg === 'Redis error' || line.msg.endsWith(' error'));
-    const kinds = new Set(
-      redisErrors.map((line) => `${String(line.component)} ${String(line.connection ?? line.queue)} ${JSON.stringify(line.err)}`),
-    );
-    console.log(`[operations-logs] ${redisErrors.length} Redis/queue error lines over a 3 s outage: ${[...kinds].join(' | ')}`);
-    expect(redisErrors.length).toBeGreaterThan(0);
-    for (const line of redisErrors) expect(line).toMatchObject({ level: ERROR, component: expect.any(String) });
-    // Once per kind (component, connection or queue, error) within the minute.
-    const perKind = new Map<string, number>();
-    for (const line of redisErrors) {
-      const kind = `${String(line.component)}:${String(line.connection ?? line.queue)}:${String((line.err as { code?: string } | undefined)?.code ?? (line.err as { message?: string } | undefined)?.message)}`;
-      perKind.set(kind, (perKind.get(kind) ?? 0) + 1);
-    }
-    expect(
-      [...perKind.values()].every((count) => count === 1),
-      JSON.stringify([...perKind]),
-    ).toBe(true);
-  });
+      const redisErrors = lines.filter((line) => line.msg === 'Redis error' || line.msg.endsWith(' error'));
+      const kinds = new Set(
+        redisErrors.map((line) => `${String(line.component)} ${String(line.connection ?? line.queue)} ${JSON.stringify(line.err)}`),
+      );
+      console.log(`[operations-logs] ${redisErrors.length} Redis/queue error lines over a 3 s outage: ${[...kinds].join(' | ')}`);
+      expect(redisErrors.length).toBeGreaterThan(0);
+      for (const line of redisErrors) expect(line).toMatchObject({ level: ERROR, component: expect.any(String) });
+      // Once per kind (component, connection or queue, error) within the minute.
+      const perKind = new Map<string, number>();
+      for (const line of redisErrors) {
+        const kind = `${String(line.component)}:${String(line.connection ?? line.queue)}:${String((line.err as { code?: string } | undefined)?.code ?? (line.err as { message?: string } | undefined)?.message)}`;
+        perKind.set(kind, (perKind.get(kind) ?? 0) + 1);
+      }
+      expect(
+        [...perKind.values()].every((count) => count === 1),
+        JSON.stringify([...perKind]),
+      ).toBe(true);
+    },
+  );
 
   it('a failed job is logged by its worker with job id, request id and queue', () => {
     const failed = workerLog.map((line) => JSON.parse(line) as LogLine).filter((line) => line.msg === 'job failed');

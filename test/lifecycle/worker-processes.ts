@@ -27,13 +27,8 @@ export interface WorkerProcess {
 
 export type WorkerService = 'qr-worker' | 'verify-worker';
 
-export async function startWorkerProcess(
-  service: WorkerService,
-  name: string,
-  env: Record<string, string | undefined>,
-): Promise<WorkerProcess> {
-  const script = fileURLToPath(new URL(`../../services/${service}/src/main.ts`, import.meta.url));
-  const child = spawnNode(script, { env: childEnv({ WORKER_METRICS_PORT: '0', WORKER_METRICS_HOST: '127.0.0.1', ...env }) });
+/** A process's standard output as it arrives: every JSON log line, and every raw line (JSON or not). */
+export function collectLines(child: ChildProcess): { lines: LogLine[]; raw: string[] } {
   const lines: LogLine[] = [];
   const raw: string[] = [];
   let pending = '';
@@ -50,6 +45,17 @@ export async function startWorkerProcess(
       }
     }
   });
+  return { lines, raw };
+}
+
+export async function startWorkerProcess(
+  service: WorkerService,
+  name: string,
+  env: Record<string, string | undefined>,
+): Promise<WorkerProcess> {
+  const script = fileURLToPath(new URL(`../../services/${service}/src/main.ts`, import.meta.url));
+  const child = spawnNode(script, { env: childEnv({ WORKER_METRICS_PORT: '0', WORKER_METRICS_HOST: '127.0.0.1', ...env }) });
+  const { lines, raw } = collectLines(child);
   const worker: WorkerProcess = {
     name,
     child,

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { qrJobHandler } from '@svc/qr-worker';
 import { scanPng } from '@svc/testkit';
 import { call, startServer, type Mode, type TestServer, postBatch } from '../support/servers.ts';
-import { connect, toolError, type Connected } from './mcp-client.ts';
+import { connect, rpc, toolError, type Connected } from './mcp-client.ts';
 
 // jsqr is CommonJS: its default export is a property of the module object under NodeNext.
 const jsQR = jsQRModule.default;
@@ -181,6 +181,55 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     ])('qr_generate: %s is invalid_parameter naming it', async (_case, args, param) => {
       const error = toolError(await qr.callTool('qr_generate', args));
       expect(error).toMatchObject({ error: 'invalid_parameter', details: { param } });
+    });
+
+    it.each<[string, unknown]>([
+      ['an array', [1]],
+      ['a string', 'data=hi'],
+      ['null', null],
+    ])('arguments that are %s: an isError result with invalid_request, not a protocol error', async (_case, args) => {
+      const response = await rpc(server, 'qr', {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'qr_generate', arguments: args },
+      });
+      expect(response.status).toBe(200);
+      const body = response.json() as { id: number; error?: unknown; result?: { isError?: boolean; content: Array<{ text: string }> } };
+      expect(body.error).toBeUndefined();
+      expect(body.id).toBe(7);
+      expect(body.result?.isError).toBe(true);
+      expect(JSON.parse(body.result?.content[0]?.text ?? '{}')).toEqual({
+        error: 'invalid_request',
+        message: 'The tool arguments must be a JSON object of the parameters the tool documents.',
+      });
+    });
+
+    it('a tools/call without params or with a name that is not a string: an isError result, not a protocol error', async () => {
+      for (const params of [undefined, { name: 5, arguments: { data: 'hi' } }]) {
+        const response = await rpc(server, 'qr', {
+          jsonrpc: '2.0',
+          id: 8,
+          method: 'tools/call',
+          ...(params === undefined ? {} : { params }),
+        });
+        const body = response.json() as { error?: unknown; result?: { isError?: boolean; content: Array<{ text: string }> } };
+        expect(body.error).toBeUndefined();
+        expect(body.result?.isError).toBe(true);
+        expect(JSON.parse(body.result?.content[0]?.text ?? '{}')).toMatchObject({
+          error: 'invalid_request',
+          message: expect.stringContaining('params.name'),
+        });
+      }
+    });
+
+    it('params of another method that do not fit it: invalid params in one sentence, never the validator text', async () => {
+      const response = await rpc(server, 'qr', { jsonrpc: '2.0', id: 9, method: 'tools/list', params: { cursor: 5 } });
+      expect(response.json()).toEqual({
+        jsonrpc: '2.0',
+        id: 9,
+        error: { code: -32602, message: 'Invalid params: `params.cursor` must be a string.' },
+      });
     });
 
     it('qr_wifi: a WPA network without password, and hidden as a string, are invalid_parameter', async () => {

@@ -76,10 +76,13 @@ export async function readCsvFile(file: File): Promise<ReadFile> {
   const hasHeader = named.length > 0 || !first.some(looksLikeAddress);
   const rows = hasHeader ? all.slice(1) : all;
   const columns = indices.map((i) => (hasHeader && (first[i] ?? '').trim() !== '' ? (first[i] ?? '') : `Column ${i + 1}`));
-  // Of the columns a header names (`Email`, but also `Email opt-out`), the one holding addresses; else the first named.
-  const byHeader = named.length > 1 ? mostAddresses(rows, named) : -1;
-  const header = byHeader >= 0 ? byHeader : (named[0] ?? -1);
+  // Of the columns a header names (`Email`, but also `Email opt-out`), the one holding addresses. A
+  // named column that holds none gives way to one that does (`Email Opt-In` of yes/no beside a
+  // `Contact` of addresses, a postal `Address`), as the service reads the file: the preview and
+  // price must be those of the column the service would take. Named and empty: only when no column holds any.
+  const byHeader = mostAddresses(rows, named);
   const content = mostAddresses(rows, indices);
+  const header = byHeader >= 0 ? byHeader : content >= 0 ? -1 : (named[0] ?? -1);
   if (header < 0 && content < 0)
     throw new FileProblem(
       'No column of this file holds email addresses: check that you exported the address column, then choose the file again.',

@@ -71,10 +71,12 @@ export function readList(value: unknown): ListObject {
   };
 }
 
-export function readListPage(value: unknown): ListObject[] {
+/** A page of the key's lists, newest first, and the cursor of the next (older) page, if any. */
+export function readListPage(value: unknown): { lists: ListObject[]; nextCursor: string | null } {
   const page = record(value, 'page');
   if (!Array.isArray(page.lists)) throw new Shape('lists');
-  return page.lists.map(readList);
+  const nextCursor = page.nextCursor === null || page.nextCursor === undefined ? null : text(page.nextCursor, 'nextCursor');
+  return { lists: page.lists.map(readList), nextCursor };
 }
 
 export function readUsage(value: unknown): { period: string; rows: UsageRow[]; totalCostUsd: string } {

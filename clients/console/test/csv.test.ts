@@ -30,6 +30,20 @@ describe('reading an export in the browser', () => {
     });
   });
 
+  it('passes over a named column that holds no address for one that does, as the service does', async () => {
+    // `Email Opt-In` names email but holds yes/no; a postal `Address`: the service reads `Contact`.
+    expect(await detected('Email Opt-In,Contact\r\nyes,ann@x.test\r\nno,bob@x.test\r\n')).toMatchObject({
+      column: 'Contact',
+      by: 'content',
+    });
+    expect(await detected('Address,Contact\r\n1 Main St,ann@x.test\r\n2 High St,bob@x.test\r\n')).toMatchObject({
+      column: 'Contact',
+      by: 'content',
+    });
+    // With no column holding an address anywhere, the named one is still the one shown.
+    expect(await detected('Name,Email\r\nAnn,\r\nBob,n/a\r\n')).toMatchObject({ column: 'Email', by: 'header' });
+  });
+
   it('finds it by content when no header names it (`Contact`), and in a file without a header row', async () => {
     expect(await detected('Name,Contact,Phone\r\nAnn,ann@x.test,1\r\nBob,bob@x.test,2\r\n')).toMatchObject({
       column: 'Contact',

@@ -27,40 +27,62 @@ function historyRow(list: ListObject, refresh: () => void, error: HTMLElement): 
   );
 }
 
+const PAGE_SIZE = 20;
+
 function history(): HTMLElement {
   const body = h('div', {}, h('p', {}, 'Loading…'));
   const error = h('p', { class: 'error', role: 'alert' });
-  const refresh = () => {
-    callJson('/v1/email-verify/lists?limit=20', readListPage).then(
-      (lists) =>
-        fill(
-          body,
-          lists.length === 0
-            ? h('p', {}, 'No lists yet.')
-            : h(
-                'div',
-                { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'History, newest first' },
-                h(
-                  'table',
-                  {},
-                  h(
-                    'thead',
-                    {},
-                    h(
-                      'tr',
-                      {},
-                      ...['List', 'Created', 'Status', 'Processed', 'Cost', 'Action'].map((name) => h('th', { scope: 'col' }, name)),
-                    ),
-                  ),
-                  h('tbody', {}, ...lists.map((list) => historyRow(list, refresh, error))),
-                ),
-              ),
-        ),
-      (failure: unknown) => (error.textContent = messageOf(failure)),
+  const more = h('button', { type: 'button', hidden: true }, 'Show older lists');
+  let rows = h('tbody');
+  let next: string | null = null;
+  // Older pages are appended under the newer ones: every list of the key can be reached, not the latest 20 only.
+  const load = (cursor: string | null, append: (lists: ListObject[]) => void) => {
+    const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
+    if (cursor !== null) query.set('cursor', cursor);
+    more.disabled = true;
+    callJson(`/v1/email-verify/lists?${query.toString()}`, readListPage).then(
+      (page) => {
+        append(page.lists);
+        next = page.nextCursor;
+        more.hidden = next === null;
+        more.disabled = false;
+      },
+      (failure: unknown) => {
+        error.textContent = messageOf(failure);
+        more.disabled = false;
+      },
     );
   };
+  const refresh = () =>
+    load(null, (lists) => {
+      rows = h('tbody', {}, ...lists.map((list) => historyRow(list, refresh, error)));
+      fill(
+        body,
+        lists.length === 0
+          ? h('p', {}, 'No lists yet.')
+          : h(
+              'div',
+              { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'History, newest first' },
+              h(
+                'table',
+                {},
+                h(
+                  'thead',
+                  {},
+                  h(
+                    'tr',
+                    {},
+                    ...['List', 'Created', 'Status', 'Processed', 'Cost', 'Action'].map((name) => h('th', { scope: 'col' }, name)),
+                  ),
+                ),
+                rows,
+              ),
+            ),
+      );
+    });
+  more.addEventListener('click', () => load(next, (lists) => rows.append(...lists.map((list) => historyRow(list, refresh, error)))));
   refresh();
-  return h('section', { class: 'card', 'aria-labelledby': 'your-lists' }, h('h2', { id: 'your-lists' }, 'History'), error, body);
+  return h('section', { class: 'card', 'aria-labelledby': 'your-lists' }, h('h2', { id: 'your-lists' }, 'History'), error, body, more);
 }
 
 export function listsPage(open: (id: string) => void): HTMLElement {

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 
-type LogLevel = 'warn' | 'error';
+export type LogLevel = 'warn' | 'error';
 
 /** The window of the contract: at most one line per kind of backend error per 10 s per process. */
 export const ERROR_LOG_WINDOW_MS = 10_000;
@@ -16,32 +16,40 @@ interface Window {
   startedAt: number;
   suppressed: number;
   /** The last report left out, written with the count when the window ends. */
-  last?: { level: LogLevel; fields: Record<string, unknown>; message: string };
+  last?: { logger: LineWriter; level: LogLevel; fields: Record<string, unknown>; message: string };
   timer?: NodeJS.Timeout;
 }
 
 export type RateLimitedLog = (level: LogLevel, kind: string, fields: Record<string, unknown>, message: string) => void;
 
+/** A rate-limited log whose lines go to the logger of each report (a request's, with its id). */
+/** What a report is written to: any pino logger, a request's child included. */
+export type LineWriter = Pick<Logger, LogLevel>;
+
+export type WindowedLog = (logger: LineWriter, level: LogLevel, kind: string, fields: Record<string, unknown>, message: string) => void;
+
 /**
  * Writes a report at once when its kind has been quiet for `intervalMs`; otherwise counts it, and
  * at the end of the window writes the last one left out with `suppressed` (how many were). That
- * line opens a new window, so a kind never writes more than one line per window.
+ * line opens a new window, so a kind never writes more than one line per window. Each report
+ * names the logger it is written to: the windows are shared, the lines keep their own bindings
+ * (the summary goes to the last report's logger, as it describes that report).
  */
-export function rateLimitedLog(logger: Logger, intervalMs = ERROR_LOG_WINDOW_MS): RateLimitedLog {
+export function windowedLog(intervalMs = ERROR_LOG_WINDOW_MS): WindowedLog {
   const windows = new Map<string, Window>();
   const flush = (kind: string, window: Window): void => {
     window.timer = undefined;
     const { last, suppressed } = window;
     if (last === undefined || suppressed === 0) return void windows.delete(kind);
     windows.set(kind, { startedAt: Date.now(), suppressed: 0 });
-    logger[last.level]({ ...last.fields, suppressed, windowMs: intervalMs }, `${last.message} (repeated)`);
+    last.logger[last.level]({ ...last.fields, suppressed, windowMs: intervalMs }, `${last.message} (repeated)`);
   };
-  return (level, kind, fields, message) => {
+  return (logger, level, kind, fields, message) => {
     const now = Date.now();
     const window = windows.get(kind);
     if (window !== undefined && now - window.startedAt < intervalMs) {
       window.suppressed += 1;
-      window.last = { level, fields, message };
+      window.last = { logger, level, fields, message };
       // Unref'd: a pending count must not keep a stopping process alive.
       window.timer ??= setTimeout(() => flush(kind, window), window.startedAt + intervalMs - now).unref();
       return;
@@ -55,6 +63,12 @@ export function rateLimitedLog(logger: Logger, intervalMs = ERROR_LOG_WINDOW_MS)
     windows.set(kind, { startedAt: now, suppressed: 0 });
     logger[level](suppressed === 0 ? fields : { ...fields, suppressed, windowMs: intervalMs }, message);
   };
+}
+
+/** `windowedLog` writing to one logger. */
+export function rateLimitedLog(logger: Logger, intervalMs = ERROR_LOG_WINDOW_MS): RateLimitedLog {
+  const log = windowedLog(intervalMs);
+  return (level, kind, fields, message) => log(logger, level, kind, fields, message);
 }
 
 const perProcess = new WeakMap<Logger, RateLimitedLog>();

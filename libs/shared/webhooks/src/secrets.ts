@@ -1,6 +1,6 @@
 /**
  * Webhook secrets: one per API key, `whsec_` + 40 random base62 characters, kept in Redis at
- * `<REDIS_PREFIX>:webhook-secret:<keyId>` and shown once by the key tool when it is made. Unlike
+ * `<REDIS_PREFIX>:webhook-secret:{<keyId>}` (tagged by the key id, as all of a key's data) and shown once by the key tool when it is made. Unlike
  * an API key the secret itself must be stored (it signs), so it lives under its own key that
  * only the key tool writes and the callback consumer reads. Embedded mode signs every key's
  * events with one secret (LIST_WEBHOOK_SECRET).
@@ -26,7 +26,7 @@ export const sharedSecret =
   () =>
     Promise.resolve(secret);
 
-export const webhookSecretKey = (redisPrefix: string, keyId: string): string => `${redisPrefix}:webhook-secret:${keyId}`;
+export const webhookSecretKey = (redisPrefix: string, keyId: string): string => `${redisPrefix}:webhook-secret:{${keyId}}`;
 
 export class WebhookSecretStore {
   constructor(

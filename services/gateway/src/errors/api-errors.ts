@@ -4,6 +4,7 @@
  * operation answer the same error for the same fault.
  */
 import { ApiError, isApiError } from '@svc/contracts';
+import { windowedLog } from '@svc/telemetry';
 import type { FastifyBaseLogger, FastifyError, FastifyReply } from 'fastify';
 
 /** The largest JSON body a route takes (list CSV uploads have their own limit). */
@@ -54,11 +55,21 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
 export const isBug = (error: ApiError): boolean => error.status >= 500 && error.code !== 'service_unavailable' && error.code !== 'timeout';
 
 /**
+ * Refusals for want of the backend (Redis out of reach): every call of an outage gets one, so they
+ * are written like the backend's own errors (decisions, "Redis topologies"), at most once per kind
+ * and 10 s in this process with a count of those left out, however many calls keep coming. Each
+ * call's status and id still reach the access log.
+ */
+const backendRefusals = windowedLog();
+
+/**
  * Logs a request or tool call that ended in `apiError` (from `error`): a defect at `error` with
  * its stack, an expected 5xx (Redis out of reach, a deadline) at `warn`, a caller's mistake at `info`.
  */
 export function logApiError(log: FastifyBaseLogger, error: unknown, apiError: ApiError, fields: Record<string, unknown> = {}): void {
   if (isBug(apiError)) log.error({ ...fields, err: error, code: apiError.code }, 'request failed');
+  else if (apiError.code === 'service_unavailable')
+    backendRefusals(log, 'warn', `${apiError.code}:${apiError.message}`, { ...fields, code: apiError.code }, apiError.message);
   else if (apiError.status >= 500) log.warn({ ...fields, code: apiError.code }, apiError.message);
   else log.info({ ...fields, code: apiError.code }, apiError.message);
 }

@@ -2,7 +2,7 @@
  * Tool-call cancellations across gateway replicas (distributed mode). A client's
  * `notifications/cancelled` is a POST of its own and a load balancer may send it to another
  * replica than the call it names. Each replica counts the tool calls it holds per key and
- * JSON-RPC id in Redis (`<prefix>:mcp:call:<slot>`, expiring after the longest deadline, so a
+ * JSON-RPC id in Redis (`<prefix>:mcp:call:{<slot>}`, hash-tagged as every name the product writes, expiring after the longest deadline, so a
  * crashed replica's counts lapse); a replica that does not hold the named call publishes the
  * cancellation on `<prefix>:mcp:cancelled` when the deployment holds exactly one such call, and the
  * replica holding it closes it. Two clients of one key with the same id in flight stay ambiguous
@@ -42,7 +42,7 @@ export class RedisCancellationRelay implements CancellationRelay {
   }
 
   private countKey(slot: string): string {
-    return `${this.prefix}:mcp:call:${slot}`;
+    return `${this.prefix}:mcp:call:{${slot}}`;
   }
 
   started(slot: string): void {

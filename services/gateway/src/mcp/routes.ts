@@ -20,7 +20,7 @@ import { FREE_REMAINING_HEADER } from '../plugins/metering.ts';
 import { callerKey } from '../routes/guards.ts';
 import { loadMcpSdk } from './sdk.ts';
 import { TOOL_SERVERS, createToolServer, type ToolServerDef } from './servers.ts';
-import { toolCallId, toolCallOperation } from './tool-call.ts';
+import { malformedToolCalls, toolCallId, toolCallOperation } from './tool-call.ts';
 import { withContractToolErrors } from './tool-result.ts';
 
 /** The request headers the SDK's transport reads. */
@@ -75,7 +75,9 @@ async function serve(
     if (response.status >= 400) throw protocolRefusal(response.status, body);
     const type = response.headers.get('content-type');
     if (type !== null) reply.type(type);
-    return await reply.code(response.status).send(body === '' ? undefined : withContractToolErrors(body, request.id));
+    return await reply
+      .code(response.status)
+      .send(body === '' ? undefined : withContractToolErrors(body, request.id, malformedToolCalls(request.body)));
   } finally {
     await transport.close();
     await server.close();

@@ -29,3 +29,33 @@ export function toolCallOperation(body: unknown, operations: readonly OperationI
 export function toolCallId(body: unknown): unknown {
   return (Array.isArray(body) ? body : [body]).find(isToolCall)?.id;
 }
+
+/** Tool arguments that are not a JSON object (the SDK's refusal, or ours). */
+export const badToolArguments = (): ApiError =>
+  new ApiError('invalid_request', 'The tool arguments must be a JSON object of the parameters the tool documents.');
+
+/**
+ * What is wrong with the shape of each of the request's tool calls, by JSON-RPC id: `params` not an
+ * object or no tool name in it, or `arguments` there but not a JSON object (an array, a string,
+ * null). The SDK refuses those before any tool runs, as a protocol error carrying its validator's
+ * text, where the contract wants a tool result with the error object (tool-result.ts rewrites it).
+ */
+export function malformedToolCalls(body: unknown): Map<unknown, ApiError> {
+  const found = new Map<unknown, ApiError>();
+  for (const call of (Array.isArray(body) ? body : [body]).filter(isToolCall)) {
+    const params: unknown = call.params;
+    if (typeof params !== 'object' || params === null || !('name' in params) || typeof params.name !== 'string') {
+      found.set(
+        call.id,
+        new ApiError(
+          'invalid_request',
+          'A tools/call names its tool in `params.name` (tools/list names them) and passes `params.arguments`.',
+        ),
+      );
+      continue;
+    }
+    const args: unknown = 'arguments' in params ? params.arguments : undefined;
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) found.set(call.id, badToolArguments());
+  }
+  return found;
+}

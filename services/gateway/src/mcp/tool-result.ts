@@ -13,6 +13,7 @@ import type { ListService } from '@svc/lists/service';
 import type { CallContext, JobRunner } from '../operation.ts';
 import type { ChargeResult } from '../plugins/metering.ts';
 import type { ApiKeyRecord } from '../stores/key-store.ts';
+import { badToolArguments } from './tool-call.ts';
 
 /** What a tool needs from the HTTP request that carries its call. */
 export interface ToolContext {
@@ -64,16 +65,40 @@ export async function runTool(context: ToolContext, operation: OperationId, work
 }
 
 interface RpcResponse {
+  jsonrpc?: unknown;
+  id?: unknown;
+  error?: unknown;
   result?: { isError?: unknown; content?: Array<{ type?: unknown; text?: unknown }> };
+}
+
+/**
+ * A JSON-RPC error the SDK answers with its validator's issues as text (`-32603` and a JSON dump,
+ * for a request whose params do not fit the method, e.g. a `tools/list` cursor that is a number):
+ * `-32602` and one sentence naming the parameter instead.
+ */
+function humanRpcError(error: unknown): unknown {
+  if (typeof error !== 'object' || error === null || !('message' in error) || typeof error.message !== 'string') return error;
+  let issues: unknown;
+  try {
+    issues = JSON.parse(error.message);
+  } catch {
+    return error;
+  }
+  if (!Array.isArray(issues)) return error;
+  const first: unknown = issues[0];
+  if (typeof first !== 'object' || first === null || !('path' in first) || !Array.isArray(first.path)) return error;
+  const expected =
+    'expected' in first && typeof first.expected === 'string'
+      ? `must be ${first.expected === 'record' ? 'an object' : `a ${first.expected}`}`
+      : 'is not valid';
+  return { code: -32602, message: `Invalid params: \`${first.path.map(String).join('.')}\` ${expected}.` };
 }
 
 /** What the SDK says itself when a call never reaches a tool, as the contract's error. */
 function sdkToolError(text: string, requestId: string): ApiError {
   const unknownTool = /Tool (.*) not found$/.exec(text)?.[1];
   if (unknownTool !== undefined) return new ApiError('not_found', `No tool \`${unknownTool}\` on this server; tools/list names its tools.`);
-  if (/Input validation error|Invalid arguments/.test(text)) {
-    return new ApiError('invalid_request', 'The tool arguments must be a JSON object of the parameters the tool documents.');
-  }
+  if (/Input validation error|Invalid arguments/.test(text)) return badToolArguments();
   return toApiError(new Error(text), requestId);
 }
 
@@ -89,9 +114,12 @@ const isErrorBody = (text: string): boolean => {
 /**
  * Every failed tool result in a JSON-RPC answer carries the contract's error object: those of our
  * tools already do; the SDK's own (an unknown tool, arguments that are not an object) are
- * rewritten here, at the edge.
+ * rewritten here, at the edge. `malformed`: the request's tool calls whose shape the SDK refuses
+ * with a protocol error (-32603 and its validator's text), by id, with the contract's error for
+ * each (tool-call.ts): input problems are tool results, so those become one. Other such
+ * validator dumps become a -32602 in one sentence.
  */
-export function withContractToolErrors(body: string, requestId: string): string {
+export function withContractToolErrors(body: string, requestId: string, malformed: ReadonlyMap<unknown, ApiError> = new Map()): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -100,6 +128,18 @@ export function withContractToolErrors(body: string, requestId: string): string 
   }
   let changed = false;
   for (const message of (Array.isArray(parsed) ? parsed : [parsed]) as RpcResponse[]) {
+    const refused = message?.error === undefined ? undefined : malformed.get(message.id);
+    if (refused !== undefined) {
+      delete message.error;
+      message.result = errorResult(refused);
+      changed = true;
+      continue;
+    }
+    if (message?.error !== undefined) {
+      const human = humanRpcError(message.error);
+      if (human !== message.error) [message.error, changed] = [human, true];
+      continue;
+    }
     const result = message?.result;
     const first = result?.content?.[0];
     if (result?.isError !== true || typeof first?.text !== 'string' || isErrorBody(first.text)) continue;

@@ -31,15 +31,73 @@ export interface RateLimitOptions {
   onRejected: (operation: OperationId) => void;
 }
 
+/**
+ * The budget's Redis name after `<prefix>:ratelimit:`: hash-tagged by the key id (or the caller's
+ * address without a valid key), so that on a Redis Cluster each key's budgets live in its own
+ * slot, beside its meter, rather than in no slot of their own choosing.
+ */
 const budgetOf = (request: FastifyRequest, operation: OperationId): string =>
-  `${operation}:${request.identity.key === null ? `ip:${request.ip}` : `key:${request.identity.key.id}`}`;
+  `{${request.identity.key === null ? `ip:${request.ip}` : request.identity.key.id}}:${operation}`;
+
+/**
+ * A fixed window in Redis: the first call opens it (INCR, then PEXPIRE), later ones read what is
+ * left of it. @fastify/rate-limit's own Redis store does the same but names its keys after the
+ * route (`<method><url>-`), which a limiter used outside a route does not have: the names came
+ * out as `undefinedundefined-...`, untagged. This store names a budget exactly `<prefix>:ratelimit:<budget>`.
+ */
+const WINDOW_SCRIPT = `
+local current = redis.call('INCR', KEYS[1])
+local ttl
+if current == 1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+else
+  ttl = redis.call('PTTL', KEYS[1])
+  if ttl < 0 then
+    redis.call('PEXPIRE', KEYS[1], ARGV[1])
+    ttl = tonumber(ARGV[1])
+  end
+end
+return {current, ttl}`;
+
+type IncrCallback = (error: Error | null, result?: { current: number; ttl: number }) => void;
+
+function redisWindowStore(redis: Redis, namespace: string) {
+  const parse = (reply: unknown): { current: number; ttl: number } => {
+    if (!Array.isArray(reply) || typeof reply[0] !== 'number' || typeof reply[1] !== 'number')
+      throw new Error('unexpected answer of the rate-limit script');
+    return { current: reply[0], ttl: reply[1] };
+  };
+  return class RedisWindowStore {
+    incr(budget: string, callback: IncrCallback, timeWindow: number): void {
+      redis.eval(WINDOW_SCRIPT, 1, `${namespace}${budget}`, timeWindow).then(
+        (reply) => {
+          let result: { current: number; ttl: number };
+          try {
+            result = parse(reply);
+          } catch (error) {
+            callback(error instanceof Error ? error : new Error(String(error)));
+            return;
+          }
+          callback(null, result);
+        },
+        (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
+      );
+    }
+
+    /** One store for every limiter: the budget names carry their operation already. */
+    child(): RedisWindowStore {
+      return this;
+    }
+  };
+}
 
 async function rateLimitPlugin(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
     skipOnError: false,
-    ...(options.redis === undefined ? {} : { redis: options.redis, nameSpace: `${options.redisPrefix}:ratelimit:` }),
+    ...(options.redis === undefined ? {} : { store: redisWindowStore(options.redis, `${options.redisPrefix}:ratelimit:`) }),
     errorResponseBuilder: (_request, context) =>
       new ApiError(
         'rate_limited',

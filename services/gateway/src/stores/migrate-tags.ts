@@ -5,8 +5,10 @@
  * worker stopped, once, after the upgrade and before they start again; it is idempotent. A move
  * to a Cluster then copies the tagged keys as they are (`redis-cli --cluster import`).
  *
- * What moves: API keys, meters and list ledgers, lists and their per-key sets, SMTP leases, and
- * BullMQ queues (each queue's keys under its tag, jobs and all). Already tagged names are left.
+ * What moves: API keys and their index, webhook secrets, meters and list ledgers, lists and their
+ * per-key sets, SMTP leases, and BullMQ queues (each queue's keys under its tag, jobs and all).
+ * Already tagged names are left. Rate-limit windows and tool-call counts are not moved: they lapse
+ * within a minute.
  */
 import { LIST_ID_PATTERN } from '@svc/contracts';
 import type { Redis } from '@svc/jobs/redis';
@@ -20,6 +22,8 @@ export function taggedName(prefix: string, key: string): string | undefined {
   if (rest.includes('{')) return undefined;
   const rules: Array<[RegExp, (match: RegExpExecArray) => string]> = [
     [/^apikey:([0-9a-f]{64})$/, (m) => `apikey:{${m[1]}}`],
+    [/^apikeys$/, () => '{apikeys}'],
+    [/^webhook-secret:([^:]+)$/, (m) => `webhook-secret:{${m[1]}}`],
     [/^usage:(\d{4}-\d{2}):([^:]+)$/, (m) => `usage:{${m[2]}}:${m[1]}`],
     [new RegExp(`^list:(${LIST_ID_PATTERN})(:[a-z]+)?$`), (m) => `list:{${m[1]}}${m[2] ?? ''}`],
     [/^lists:(key|active):([^:]+)$/, (m) => `lists:${m[1]}:{${m[2]}}`],

@@ -1,6 +1,6 @@
 /**
  * Keys in Redis: one hash per key at `<prefix>:apikey:{<sha256>}` and a set of all digests for
- * listing. A lookup is one HGETALL by digest; the digest is then compared in constant time.
+ * listing at `<prefix>:{apikeys}` (tagged like every name the product writes, in a slot of its own). A lookup is one HGETALL by digest; the digest is then compared in constant time.
  * On a Redis Cluster each key's hash is its own slot (tagged by its digest), so lookups spread
  * over the primaries; nothing writes a key's hash and the index in one transaction (they are
  * in different slots): the hash is written first, and listing skips an index entry without one.
@@ -24,7 +24,7 @@ export class RedisKeyStore implements KeyStore {
   }
 
   private get indexKey(): string {
-    return `${this.prefix}:apikeys`;
+    return `${this.prefix}:{apikeys}`;
   }
 
   async authenticate(token: string): Promise<ApiKeyRecord | null> {

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
 import { RedisListStore } from '@svc/lists/redis';
 import { RedisMeter } from '@svc/metering';
+import { WebhookSecretStore } from '@svc/webhooks/secrets';
 import { dropPrefix, testRedisUrl, uniquePrefix } from '@svc/testkit';
 import { hashApiKey, keyIdOf } from '../../src/auth/api-keys.ts';
 import { migrateTags, taggedName } from '../../src/stores/migrate-tags.ts';
@@ -29,10 +30,11 @@ describe('migrate-tags', () => {
     expect(taggedName(p, 'svc:bull:verify-list:wait')).toBe('svc:bull:{verify-list}:verify-list:wait');
     expect(taggedName(p, 'svc:bull:{qr}:qr:wait')).toBeUndefined();
     expect(taggedName(p, 'other:apikey:x')).toBeUndefined();
-    expect(taggedName(p, 'svc:webhook-secret:0123456789abcdef')).toBeUndefined();
+    expect(taggedName(p, 'svc:apikeys')).toBe('svc:{apikeys}');
+    expect(taggedName(p, 'svc:webhook-secret:0123456789abcdef')).toBe('svc:webhook-secret:{0123456789abcdef}');
   });
 
-  it('keys, meters, ledgers, lists and queues written untagged are read again after it, and a second run renames nothing', async () => {
+  it('keys, their index and webhook secrets, meters, ledgers, lists and queues written untagged are read again after it, and a second run renames nothing', async () => {
     await waitForRedis(redis, 5_000);
     const token = `sk_${'A'.repeat(32)}`;
     const hash = hashApiKey(token);
@@ -41,6 +43,8 @@ describe('migrate-tags', () => {
     const fields = { hash, id: keyId, name: 'old', createdAt: '2026-01-01T00:00:00.000Z', revoked: '0', freeAllowance: '{}' };
     await redis.hset(`${prefix}:apikey:${hash}`, fields);
     await redis.sadd(`${prefix}:apikeys`, hash);
+    const secret = `whsec_${'s'.repeat(40)}`;
+    await redis.set(`${prefix}:webhook-secret:${keyId}`, secret);
     await redis.hset(`${prefix}:usage:2026-11:${keyId}`, { 'qr.generate:calls': 7, 'qr.generate:billable': 2 });
     await redis.hset(`${prefix}:list:${listId}`, {
       id: listId,
@@ -58,9 +62,12 @@ describe('migrate-tags', () => {
     await redis.hset(`${prefix}:ledger:list:${listId}`, { units: 1, billable: 1 });
     await redis.rpush(`${prefix}:bull:qr:wait`, 'job-1');
 
-    expect(await migrateTags(redis, prefix)).toEqual({ renamed: 6, conflicts: [], orphanLedgers: [] });
+    expect(await migrateTags(redis, prefix)).toEqual({ renamed: 8, conflicts: [], orphanLedgers: [] });
 
     expect(await new RedisKeyStore(redis, prefix).authenticate(token)).toMatchObject({ id: keyId, name: 'old' });
+    // Listing (and so revoking by name) reads the index: it moved with the keys.
+    expect((await new RedisKeyStore(redis, prefix).list()).map((record) => record.id)).toEqual([keyId]);
+    expect(await new WebhookSecretStore(redis, prefix).get(keyId)).toBe(secret);
     const meter = new RedisMeter(redis, prefix);
     expect(await meter.usage(keyId, '2026-11')).toEqual({ 'qr.generate': { calls: 7, billableCalls: 2 } });
     expect(await meter.ledger(`list:${listId}`, keyId)).toEqual({ units: 1, billableUnits: 1 });

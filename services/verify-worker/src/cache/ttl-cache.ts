@@ -42,9 +42,17 @@ export class RedisTtlCache<T> implements TtlCache<T> {
     private readonly schema: z.ZodType<T>,
   ) {}
 
+  /**
+   * `<namespace>:{<key>}`: hash-tagged by the entry's own key (a digest), as every name the product
+   * writes, so that on a Redis Cluster entries spread over the slots by themselves.
+   */
+  private nameOf(key: string): string {
+    return `${this.namespace}:{${key}}`;
+  }
+
   async get(key: string): Promise<T | undefined> {
     // A cache that cannot be read is a miss, never a failed batch.
-    const raw = await this.redis.get(`${this.namespace}:${key}`).catch(() => null);
+    const raw = await this.redis.get(this.nameOf(key)).catch(() => null);
     if (raw === null) return undefined;
     const parsed = this.schema.safeParse(JSON.parse(raw));
     return parsed.success ? parsed.data : undefined;
@@ -52,6 +60,6 @@ export class RedisTtlCache<T> implements TtlCache<T> {
 
   async set(key: string, value: T, ttlSeconds: number): Promise<void> {
     if (ttlSeconds <= 0) return;
-    await this.redis.set(`${this.namespace}:${key}`, JSON.stringify(value), 'EX', ttlSeconds).catch(() => undefined);
+    await this.redis.set(this.nameOf(key), JSON.stringify(value), 'EX', ttlSeconds).catch(() => undefined);
   }
 }

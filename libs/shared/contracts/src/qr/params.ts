@@ -22,6 +22,8 @@ export const data = z
   .meta({ maxLength: MAX_DATA_CODE_POINTS, examples: ['https://example.com'] });
 
 const range = (min: number, max: number) => `must be from ${min} to ${max}`;
+/** Not a whole number (a fraction, text, -1 as query text, too many digits): the message still says what is allowed. */
+const whole = (min: number, max: number) => `must be a whole number from ${min} to ${max}`;
 
 /** Query values arrive as text: digits only become a number, anything else stays text and fails as "not a whole number". */
 const wholeNumber = (value: unknown): unknown => (typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value);
@@ -34,7 +36,11 @@ export const queryInt = (min: number, max: number, fallback: number, what: strin
   z
     .preprocess(
       wholeNumber,
-      z.number({ error: 'must be a whole number' }).int('must be a whole number').min(min, range(min, max)).max(max, range(min, max)),
+      z
+        .number({ error: whole(min, max) })
+        .int(whole(min, max))
+        .min(min, range(min, max))
+        .max(max, range(min, max)),
     )
     .prefault(fallback)
     .describe(`${what}, ${min} to ${max} (default ${fallback}).`);
@@ -44,8 +50,8 @@ export const queryBoolean = (value: unknown): unknown => (value === 'true' ? tru
 
 export const jsonInt = (min: number, max: number, fallback: number, what: string) =>
   z
-    .number()
-    .int('must be a whole number')
+    .number({ error: whole(min, max) })
+    .int(whole(min, max))
     .min(min, range(min, max))
     .max(max, range(min, max))
     .default(fallback)
