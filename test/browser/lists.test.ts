@@ -99,7 +99,7 @@ describe('the console: lists', () => {
     const all = await download('Download all');
     expect(all).toBe(apiCsv);
     const [header, ...rows] = records(all);
-    expect(header).toEqual([...file.header, 'verdict', 'score', 'reason', 'did_you_mean', 'provider']);
+    expect(header).toEqual([...file.header, 'verdict', 'score', 'reason', 'did_you_mean']);
     expect(rows.map((row) => row.slice(0, 6))).toEqual(file.rows.map((row) => row.cells));
     expect(rows.map((row) => row[6])).toEqual(file.rows.map((row) => row.verdict));
     for (const verdict of ['deliverable', 'risky', 'undeliverable'] as const) {

@@ -130,7 +130,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     );
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]); // as uploaded, for spreadsheets
     const rows: string[][] = parse(results.text, { bom: true, delimiter: ';' });
-    expect(rows[0]).toEqual(['Name', 'E-Mail', 'Note', 'verdict', 'score', 'reason', 'did_you_mean', 'provider']);
+    expect(rows[0]).toEqual(['Name', 'E-Mail', 'Note', 'verdict', 'score', 'reason', 'did_you_mean']);
     expect(rows.slice(1).map((row) => [row[0], row[1], row[2], row[3], row[5]])).toEqual([
       ['Ann', 'ann@fast.test', 'likes ; semicolons', 'deliverable', 'accepted_email'],
       ['Doe, Jane', 'nobody@fast.test', 'two\nlines', 'undeliverable', 'rejected_email'],

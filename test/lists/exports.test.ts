@@ -50,15 +50,14 @@ describe('uploads of real-shaped exports', () => {
     expect(summed, 'rows without an address are not in the summary').toBe(entries);
 
     const [header, ...rows] = await csvResults(key, list.id, file.delimiter);
-    expect(header).toEqual([...file.rows[0]!, 'verdict', 'score', 'reason', 'did_you_mean', 'provider']);
+    expect(header).toEqual([...file.rows[0]!, 'verdict', 'score', 'reason', 'did_you_mean']);
     expect(
       rows.map((row) => row.slice(0, file.rows[0]!.length)),
       'every row, decoded, in order',
     ).toEqual(paddedRows(file));
     expect(rows.map((row) => row[file.rows[0]!.length])).toEqual(file.verdicts);
     for (const [i, row] of rows.entries())
-      if (file.verdicts[i] === '')
-        expect(row.slice(file.rows[0]!.length), 'no address: empty result columns').toEqual(['', '', '', '', '']);
+      if (file.verdicts[i] === '') expect(row.slice(file.rows[0]!.length), 'no address: empty result columns').toEqual(['', '', '', '']);
 
     const json = (await call(server, `/v1/email-verify/lists/${list.id}/results`, { key })).json() as { results: unknown[] };
     expect(json.results, 'JSON results hold the entries only').toHaveLength(entries);

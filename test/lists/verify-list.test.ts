@@ -74,7 +74,7 @@ async function expectVerified(path: string, file: ReturnType<typeof contactsFile
   expect(raw.startsWith('\uFEFF'), 'the byte-order mark is kept').toBe(true);
   const records: string[][] = parse(raw, { bom: true, delimiter: ';', relax_column_count: true });
   const [header, ...rows] = records;
-  expect(header).toEqual([...file.header, 'verdict', 'score', 'reason', 'did_you_mean', 'provider']);
+  expect(header).toEqual([...file.header, 'verdict', 'score', 'reason', 'did_you_mean']);
   expect(rows).toHaveLength(file.rows.length);
   rows.forEach((row, i) => {
     expect(row.slice(0, 3), `row ${i}`).toEqual(file.rows[i]!.cells);
@@ -170,7 +170,7 @@ describe('verify-list against the product in embedded mode', () => {
     expect(stderr).toMatch(/429 rate_limited: .*; trying again in \d\.\d s/);
     expect(stdout).toContain('2 of 2 entries verified');
     expect(await readFile(join(dir, 'later.verified.csv'), 'utf8')).toBe(
-      'email,verdict,score,reason,did_you_mean,provider\nknown2@shop.test,deliverable,95,accepted_email,,\ngone@shop.test,undeliverable,5,rejected_email,,\n',
+      'email,verdict,score,reason,did_you_mean\nknown2@shop.test,deliverable,95,accepted_email,\ngone@shop.test,undeliverable,5,rejected_email,\n',
     );
   });
 

@@ -14,7 +14,7 @@ export const USAGE = `Usage: verify-list <file.csv> [options]
        verify-list --resume <list id> [<file.csv>] [options]
 
 Verifies every address of a CSV file through the list API and writes <file>.verified.csv beside
-it: the file's own columns with verdict, score, reason, did_you_mean and provider appended, in input order.
+it: the file's own columns with verdict, score, reason and did_you_mean appended, in input order.
 
 Options:
   --url <url>            the API (default: $VERIFY_API_URL, else ${DEFAULT_URL})

@@ -258,9 +258,9 @@ export const LIST_RESULTS_EXAMPLE = {
 
 /** The upload above with its results appended, in its own separator. */
 export const LIST_RESULTS_CSV_EXAMPLE =
-  'name;email;company;verdict;score;reason;did_you_mean;provider\n' +
-  'Ann;ann@example.com;Example;deliverable;95;accepted_email;;\n' +
-  'Bob;bob@gmial.com;"Gmial; Inc.";undeliverable;0;invalid_domain;bob@gmail.com;\n';
+  'name;email;company;verdict;score;reason;did_you_mean\n' +
+  'Ann;ann@example.com;Example;deliverable;95;accepted_email;\n' +
+  'Bob;bob@gmial.com;"Gmial; Inc.";undeliverable;0;invalid_domain;bob@gmail.com\n';
 
 export const LIST_CREATE_ERRORS: ErrorExamples = {
   invalid_request: {

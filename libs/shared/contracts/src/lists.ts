@@ -130,5 +130,9 @@ export const listResultsSchema = z
   })
   .strict();
 
-/** Columns appended to the uploaded ones in CSV results. */
-export const RESULT_COLUMNS = ['verdict', 'score', 'reason', 'did_you_mean', 'provider'] as const;
+/**
+ * Columns appended to the uploaded ones in CSV results: the contract's four, exactly (a
+ * spreadsheet's formulas and an import's column mapping rely on them). The provider is in the
+ * JSON results' `checks.provider`.
+ */
+export const RESULT_COLUMNS = ['verdict', 'score', 'reason', 'did_you_mean'] as const;

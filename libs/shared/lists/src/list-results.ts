@@ -100,7 +100,7 @@ export async function* csvResults(store: ListStore, record: ListRecord): AsyncGe
   for await (const { cells, result } of uploadRows(store, record, 0, Infinity, true)) {
     const padded = cells.length >= width ? cells : [...cells, ...Array<string>(width - cells.length).fill('')];
     if (result === null) rows.push([...padded, ...RESULT_COLUMNS.map(() => '')]);
-    else rows.push([...padded, result.verdict, String(result.score), result.reason, result.didYouMean ?? '', result.checks.provider ?? '']);
+    else rows.push([...padded, result.verdict, String(result.score), result.reason, result.didYouMean ?? '']);
     if (rows.length >= 1_000) {
       yield stringify(rows, { delimiter });
       rows = [];
