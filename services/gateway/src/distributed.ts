@@ -1,7 +1,7 @@
 /** The distributed gateway: jobs over BullMQ, keys, meters and rate limits in Redis. */
 import type { Config } from '@svc/config';
 import { QR_JOB, VERIFY_JOB } from '@svc/contracts';
-import { BullTransport, queueConnection } from '@svc/jobs/bullmq';
+import { BullTransport, closeConnections, queueConnection } from '@svc/jobs/bullmq';
 import { BullListQueue } from '@svc/lists/bullmq';
 import { RedisListStore } from '@svc/lists/redis';
 import { RedisMeter } from '@svc/metering';
@@ -53,7 +53,9 @@ export async function buildDistributedGateway(config: Config): Promise<Distribut
     gateway,
     keys,
     transport,
-    closers: [() => transport.close(), () => listQueue.close(), () => relay.close(), async () => void (await redis.quit())],
+    // The store connection last, bounded and whatever state it is in (a quit on a connection still
+    // reconnecting is refused at once: no offline queue).
+    closers: [() => transport.close(), () => listQueue.close(), () => relay.close(), () => closeConnections([redis])],
   };
 }
 
