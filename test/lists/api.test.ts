@@ -356,9 +356,25 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
       key,
       method: 'POST',
       headers: { 'content-type': 'text/csv' },
-      body: 'email\n"a@b.co\n',
+      body: 'Name,Email\r\n"Ann,ann@example.com\r\nBob,bob@example.com\r\n',
     });
-    expect(unclosed.json()).toMatchObject({ error: 'invalid_request', message: expect.stringContaining('quoted field is not closed') });
+    // Where the quote opened (line 2, byte 13 of the file), not where the parser gave up.
+    expect(unclosed.json()).toEqual({
+      error: 'invalid_request',
+      message: expect.stringMatching(/quoted field that is not closed, opening at line 2, byte 13\./),
+      details: { line: 2, byte: 13 },
+    });
+    const stray = await call(server, '/v1/email-verify/lists', {
+      key,
+      method: 'POST',
+      headers: { 'content-type': 'text/csv' },
+      body: 'Name,Email\r\nAnn,a"b@example.com\r\n',
+    });
+    expect(stray.json()).toEqual({
+      error: 'invalid_request',
+      message: expect.stringMatching(/quote inside a field that is not quoted at line 2, byte 18\./),
+      details: { line: 2, byte: 18 },
+    });
     expect((await call(server, '/v1/email-verify/lists', { key: null })).status).toBe(401);
     // A parameter of another list route is unknown here, not malformed.
     expect((await call(server, '/v1/email-verify/lists?format=csv', { key })).json()).toMatchObject({

@@ -124,7 +124,7 @@ export async function createList(server: ListServer, key: string, body: Record<s
   });
 }
 
-export async function getList(server: ListServer, key: string, id: string): Promise<ListObjectBody> {
+export async function getList(server: Pick<ListServer, 'baseUrl'>, key: string, id: string): Promise<ListObjectBody> {
   const response = await call(server, `/v1/email-verify/lists/${id}`, { key });
   if (response.status !== 200) throw new Error(`GET list ${id}: ${response.status} ${response.text}`);
   return response.json() as ListObjectBody;
@@ -132,7 +132,7 @@ export async function getList(server: ListServer, key: string, id: string): Prom
 
 /** Polls until the list has one of `statuses`. */
 export async function waitForStatus(
-  server: ListServer,
+  server: Pick<ListServer, 'baseUrl'>,
   key: string,
   id: string,
   statuses: string[],

@@ -22,7 +22,7 @@ export interface FilePosition {
   byte: number;
 }
 
-const refusal = (what: string, where: FilePosition, advice: string): ApiError =>
+export const refusal = (what: string, where: FilePosition, advice: string): ApiError =>
   new ApiError('invalid_request', `The CSV file ${what} at line ${where.line}, byte ${where.byte}. ${advice}`, {
     details: { line: where.line, byte: where.byte },
   });

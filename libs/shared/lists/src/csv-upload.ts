@@ -12,7 +12,8 @@ import type { CsvLayout } from './model.ts';
 import { CsvError, parse } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
 import { SAMPLE_ROWS, chooseColumn, type ColumnChoice } from './csv-columns.ts';
-import { UploadDecoder } from './csv-encoding.ts';
+import { UploadDecoder, refusal } from './csv-encoding.ts';
+import { QuoteTracker, filePosition } from './csv-quotes.ts';
 
 /**
  * CRLF, LF or CR, in any mix: left to itself the parser takes the first line end it meets for the
@@ -93,14 +94,20 @@ async function* limited(body: Readable, limit: number): AsyncGenerator<Buffer> {
   }
 }
 
-function csvProblem(error: CsvError): ApiError {
+const QUOTING_ADVICE = 'A field that holds a quote, a separator or a line break is quoted, with its quotes doubled ("a ""b"" c").';
+
+/** The parser's refusal in the contract's terms: where a quote went wrong, by line and byte of the file as sent. */
+function csvProblem(error: CsvError, quotes: QuoteTracker, decoder: UploadDecoder): ApiError {
+  const at = (where: NonNullable<QuoteTracker['stray']>) => filePosition(where, decoder.encoding, decoder.hadBom);
+  const unclosed = quotes.unclosed;
+  if (error.code === 'CSV_QUOTE_NOT_CLOSED' && unclosed !== undefined)
+    return refusal('has a quoted field that is not closed, opening', at(unclosed), QUOTING_ADVICE);
+  if (error.code === 'INVALID_OPENING_QUOTE' && quotes.stray !== undefined)
+    return refusal('has a quote inside a field that is not quoted', at(quotes.stray), QUOTING_ADVICE);
+  if (error.code === 'CSV_INVALID_CLOSING_QUOTE' && quotes.badClose !== undefined)
+    return refusal('has a closing quote followed by more than a separator or a line end', at(quotes.badClose), QUOTING_ADVICE);
   const where = typeof error.lines === 'number' ? ` near line ${error.lines}` : '';
-  const what =
-    error.code === 'CSV_QUOTE_NOT_CLOSED'
-      ? 'a quoted field is not closed'
-      : error.code === 'CSV_MAX_RECORD_SIZE'
-        ? 'a row is longer than 1 MiB'
-        : 'it is not valid CSV (RFC 4180)';
+  const what = error.code === 'CSV_MAX_RECORD_SIZE' ? 'a row is longer than 1 MiB' : 'it is not valid CSV (RFC 4180)';
   return new ApiError('invalid_request', `The CSV body could not be read${where}: ${what}.`);
 }
 
@@ -139,6 +146,7 @@ export async function readCsvUpload(body: Readable, options: CsvUploadOptions = 
       await source.return(undefined);
     }
   }
+  const quotes = new QuoteTracker(delimiter.charCodeAt(0));
   const parser = parse({
     bom: true,
     delimiter,
@@ -162,6 +170,8 @@ export async function readCsvUpload(body: Readable, options: CsvUploadOptions = 
     try {
       for await (const chunk of bytes()) {
         if (parser.destroyed) return;
+        // Before the parser sees it: its error about a quote is then answered by where it was.
+        quotes.scan(chunk);
         if (!parser.write(chunk)) await room();
       }
       parser.end();
@@ -175,7 +185,7 @@ export async function readCsvUpload(body: Readable, options: CsvUploadOptions = 
     try {
       return await records.next();
     } catch (error) {
-      throw error instanceof CsvError ? csvProblem(error) : error;
+      throw error instanceof CsvError ? csvProblem(error, quotes, decoder) : error;
     }
   };
   const stop = async () => {

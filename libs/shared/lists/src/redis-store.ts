@@ -9,14 +9,16 @@
  *   <p>:list:{<id>}:groups       zset   "chunk:round" -> due time, per retry job still to run
  *   <p>:lists:key:{<keyId>}      zset   the key's lists by creation time (listing, newest first)
  *   <p>:lists:active:{<keyId>}   zset   list id -> hold expiry (+inf once created): active-list slots
- *   <p>:lists:unfinished         set    lists whose end is not yet handled (the janitor's work)
+ *   <p>:lists:{unfinished}       set    lists whose end is not yet handled (the janitor's work)
  * State changes are Lua scripts: a result is recorded once (HSETNX-like check), and a commit
  * that arrives after the list was cancelled records nothing.
  *
  * Redis Cluster: a list's keys carry its id as hash tag, a key's sets its key id, and a list id
  * is drawn in its key's slot (list-id.ts), so every script and transaction below touches one
- * slot. Only the janitor's set is apart; it is written outside the transactions, before a list
- * exists and after it is finished, and the janitor tolerates an id whose list is gone.
+ * slot. Only the janitor's set is apart (a tag of its own: one set for the deployment); it is never
+ * in a script or transaction with a list's keys, which would be a CROSSSLOT error on a Cluster:
+ * it is written by single commands, before a list exists and after it is finished, and the
+ * janitor reads it alone and tolerates an id whose list is gone.
  */
 import { LIST_STATUSES, isEnded, verifyResultSchema, type ListStatus } from '@svc/contracts';
 import type { Redis } from '@svc/jobs/redis';
@@ -170,7 +172,7 @@ export class RedisListStore implements ListStore {
   private byKey = (keyId: string): string => `${this.prefix}:lists:key:{${keyId}}`;
   private active = (keyId: string): string => `${this.prefix}:lists:active:{${keyId}}`;
   private get unfinishedKey(): string {
-    return `${this.prefix}:lists:unfinished`;
+    return `${this.prefix}:lists:{unfinished}`;
   }
 
   async reserve(keyId: string, listId: string, max: number, now: number, holdMs: number): Promise<boolean> {

@@ -14,8 +14,8 @@ const body = (text: string | Buffer, piece = 7) => {
   return Readable.from(Array.from({ length: Math.ceil(bytes.length / piece) }, (_, i) => bytes.subarray(i * piece, (i + 1) * piece)));
 };
 
-async function read(text: string | Buffer, options: CsvUploadOptions = {}) {
-  const upload = await readCsvUpload(body(text), options);
+async function read(text: string | Buffer, options: CsvUploadOptions = {}, piece?: number) {
+  const upload = await readCsvUpload(body(text, piece), options);
   const rows: string[][] = [];
   for await (const row of upload.rows) rows.push(row);
   return { layout: { ...upload.layout, ...upload.settle() }, rows };
@@ -129,8 +129,39 @@ describe('CSV uploads', () => {
   it('answers a malformed file with invalid_request naming the line', async () => {
     await expect(read('email\nok@x.test\n"open@x.test\n')).rejects.toMatchObject({
       code: 'invalid_request',
-      message: expect.stringContaining('quoted field is not closed'),
+      message: expect.stringContaining('quoted field that is not closed'),
     });
+  });
+
+  it('names the line and byte where an unclosed quote opened, not the end of the file', async () => {
+    // Bytes counted from the start of the file, 1-based, as the encoding refusals count them.
+    const file = 'Name,Email\r\n"Ann,ann@example.com\r\nBob,bob@example.com\r\n';
+    await expect(read(file)).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(/at line 2, byte 13\./),
+      details: { line: 2, byte: 13 },
+    });
+    // Across chunk boundaries, in a later field, after quoted line breaks and escaped quotes.
+    const later = 'Name;Email\n"A\n""x""";a@x.test\nBob;"b@x.test\nCy;c@x.test\n';
+    await expect(read(later, {}, 3)).rejects.toMatchObject({ details: { line: 4, byte: 35 } });
+    // Bytes of the file as sent: a UTF-8 byte-order mark and a two-byte letter count.
+    await expect(read('\ufeffName,Email\nJ\u00fcrg,"j@x.test\n')).rejects.toMatchObject({ details: { line: 2, byte: 21 } });
+    // Windows-1252: one byte a letter; UTF-16: two a code unit, after its byte-order mark.
+    await expect(read(Buffer.from('Name,Email\nJ\u00fcrg,"j@x.test\n', 'latin1'))).rejects.toMatchObject({
+      details: { line: 2, byte: 17 },
+    });
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Name\tEmail\nAnn\t"a@x.test\n', 'utf16le')]);
+    await expect(read(utf16)).rejects.toMatchObject({ details: { line: 2, byte: 2 + 2 * 15 + 1 } });
+  });
+
+  it('refuses a quote inside an unquoted field, naming its line and byte (RFC 4180: such a field is quoted)', async () => {
+    await expect(read('Name,Email\r\nAnn,a"b@example.com\r\n')).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(/quote inside a field that is not quoted at line 2, byte 18\./),
+      details: { line: 2, byte: 18 },
+    });
+    // After a closing quote only a separator or the line's end may come.
+    await expect(read('Name,Email\nAnn,"a"b@x.test\n')).rejects.toMatchObject({ details: { line: 2, byte: 18 } });
   });
 });
 

@@ -6,12 +6,15 @@
  * to a Cluster then copies the tagged keys as they are (`redis-cli --cluster import`).
  *
  * What moves: API keys and their index, webhook secrets, meters and list ledgers, lists and their
- * per-key sets, SMTP leases, and BullMQ queues (each queue's keys under its tag, jobs and all).
- * Already tagged names are left. Rate-limit windows and tool-call counts are not moved: they lapse
+ * per-key sets, the set of unfinished lists the janitor reads, SMTP leases, and BullMQ queues
+ * (each queue's keys under its tag, jobs and all). Already tagged names are left. Rate-limit windows and tool-call counts are not moved: they lapse
  * within a minute.
  */
 import { LIST_ID_PATTERN } from '@svc/contracts';
 import type { Redis } from '@svc/jobs/redis';
+
+/** The janitor's set of list ids: merged into its tagged name rather than renamed (see below). */
+const UNFINISHED = 'lists:{unfinished}';
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -27,6 +30,7 @@ export function taggedName(prefix: string, key: string): string | undefined {
     [/^usage:(\d{4}-\d{2}):([^:]+)$/, (m) => `usage:{${m[2]}}:${m[1]}`],
     [new RegExp(`^list:(${LIST_ID_PATTERN})(:[a-z]+)?$`), (m) => `list:{${m[1]}}${m[2] ?? ''}`],
     [/^lists:(key|active):([^:]+)$/, (m) => `lists:${m[1]}:{${m[2]}}`],
+    [/^lists:unfinished$/, () => UNFINISHED],
     [/^smtp-(slots|waiting):(.+)$/, (m) => `smtp-${m[1]}:{${m[2]}}`],
     [/^bull:([^:]+):(.+)$/, (m) => `bull:{${m[1]}}:${m[1]}:${m[2]}`],
   ];
@@ -70,11 +74,18 @@ export async function migrateTags(redis: Redis, prefix: string): Promise<Migrati
     if ((await redis.renamenx(from, to)) === 1) outcome.renamed += 1;
     else outcome.conflicts.push(from);
   };
+  // A set of ids loses nothing by a union: one an upgraded process already wrote (started before
+  // this ran) is no conflict for an operator, and no list's end is forgotten by the janitor.
+  const merge = async (from: string, to: string) => {
+    await redis.multi().sunionstore(to, to, from).del(from).exec();
+    outcome.renamed += 1;
+  };
   for (const key of keys) {
     const ledger = ledgerOf(prefix, key);
     if (ledger !== undefined) ledgers.push([key, ledger]);
     const to = taggedName(prefix, key);
-    if (to !== undefined) await rename(key, to);
+    if (to === `${prefix}:${UNFINISHED}`) await merge(key, to);
+    else if (to !== undefined) await rename(key, to);
   }
   // After the lists moved, so that their records are found under their tagged names.
   for (const [key, ledger] of ledgers) {
