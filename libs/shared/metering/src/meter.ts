@@ -110,11 +110,22 @@ export interface Meter {
   ledger(ledger: string, keyId: string): Promise<LedgerState>;
 }
 
+/**
+ * Most charge ids the memory meter remembers. In process a record is never unsure (nothing lies
+ * between the gateway and this meter), so no id is sent again nor voided in production; the ids
+ * are kept for the interface's sake, and bounded, since an embedded gateway at a few thousand
+ * calls a second would otherwise hold a million of them for CHARGE_ID_TTL_MS (hundreds of MB, and
+ * the garbage collector's time walking them: `npm run bench:qr`, embedded).
+ */
+export const MEMORY_CHARGE_IDS = 10_000;
+
 export class MemoryMeter implements Meter {
   private readonly counters = new Map<string, OperationUsage>();
   private readonly ledgers = new Map<string, LedgerState>();
   /** Charge ids by age (a Map iterates in insertion order): what each recorded, or `void`. */
   private readonly charges = new Map<string, { at: number; outcome: Charge | 'void' }>();
+
+  constructor(private readonly maxChargeIds = MEMORY_CHARGE_IDS) {}
 
   record(call: ChargeCall): Promise<Charge> {
     const now = this.forgetOldCharges();
@@ -140,11 +151,11 @@ export class MemoryMeter implements Meter {
     return Promise.resolve(true);
   }
 
-  /** Drops the charge ids older than CHARGE_ID_TTL_MS (the oldest come first); answers now. */
+  /** Drops the charge ids older than CHARGE_ID_TTL_MS or beyond the newest `maxChargeIds` (the oldest come first); answers now. */
   private forgetOldCharges(): number {
     const now = Date.now();
     for (const [id, { at }] of this.charges) {
-      if (now - at < CHARGE_ID_TTL_MS) break;
+      if (now - at < CHARGE_ID_TTL_MS && this.charges.size < this.maxChargeIds) break;
       this.charges.delete(id);
     }
     return now;

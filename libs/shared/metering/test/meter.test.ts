@@ -116,6 +116,20 @@ describe.each([
   });
 });
 
+describe('memory meter', () => {
+  it('remembers the newest charge ids only, so that its memory stays bounded at any call rate', async () => {
+    const meter = new MemoryMeter(3);
+    const first = call('k9', 'qr.generate', 0);
+    await meter.record(first);
+    await meter.record(first);
+    expect(await meter.usage('k9', '2026-11')).toEqual({ 'qr.generate': { calls: 1, billableCalls: 1 } });
+    for (let i = 0; i < 3; i += 1) await meter.record(call('k9', 'qr.generate', 0));
+    // Three newer ids pushed the first out: sent again now, it is a new record.
+    await meter.record(first);
+    expect(await meter.usage('k9', '2026-11')).toEqual({ 'qr.generate': { calls: 5, billableCalls: 5 } });
+  });
+});
+
 describe('redis meter give-up time', () => {
   it('records a call that reaches Redis in time, and nothing for one that arrives after its sender gave up', async () => {
     redis ??= createRedis(testRedisUrl(), 'request', 'test-meter');
