@@ -8,12 +8,27 @@
  * folder of its own and renames it into place, so a reader never sees half a build.
  */
 import { existsSync } from 'node:fs';
-import { readdir, rename, rm, stat } from 'node:fs/promises';
+import { readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const CONSOLE = join(import.meta.dirname, '..', 'clients', 'console');
+const ROOT = join(import.meta.dirname, '..');
+const CONSOLE = join(ROOT, 'clients', 'console');
 const DIST = join(CONSOLE, 'dist');
+/**
+ * Sources bundled into the console besides its own: the shared packages it imports the service's
+ * rules from (its package.json's @svc/ dependencies). A change to the address-column rule must
+ * rebuild the console too, or its preview would pick by the old rule until someone builds.
+ */
+async function sourceFolders(): Promise<string[]> {
+  const manifest: unknown = JSON.parse(await readFile(join(CONSOLE, 'package.json'), 'utf8'));
+  const dependencies =
+    typeof manifest === 'object' && manifest !== null && 'dependencies' in manifest && typeof manifest.dependencies === 'object'
+      ? Object.keys(manifest.dependencies ?? {})
+      : [];
+  const shared = dependencies.filter((name) => name.startsWith('@svc/')).map((name) => join(ROOT, 'libs', 'shared', name.slice(5), 'src'));
+  return [join(CONSOLE, 'src'), ...shared].filter((folder) => existsSync(folder));
+}
 
 async function newestMtime(path: string): Promise<number> {
   const info = await stat(path);
@@ -25,13 +40,20 @@ async function newestMtime(path: string): Promise<number> {
 
 export async function buildConsole(): Promise<void> {
   // Loaded only when building: a built deployment serves dist/ and has no Vite.
-  const { build } = await import('vite');
+  const { build, defaultClientConditions } = await import('vite');
   const out = `${DIST}.${process.pid}.${Date.now()}`;
   await build({
     root: CONSOLE,
     base: '/app/',
     logLevel: 'warn',
     configFile: false,
+    resolve: {
+      // The console bundles the service's pure rules (address column, dedup key, price) from the
+      // workspace packages. Their `production` condition points at tsc's dist/, which a fresh
+      // clone's `npm start` has not built and which lags the sources until the next `tsc -b`:
+      // the console takes the sources, the same code the service runs under tsx.
+      conditions: defaultClientConditions.filter((condition) => condition !== 'development|production'),
+    },
     build: {
       outDir: out,
       emptyOutDir: true,
@@ -52,11 +74,11 @@ export async function buildConsole(): Promise<void> {
   await rm(old, { recursive: true, force: true });
 }
 
-/** Builds when dist/ is missing or older than the console's sources (a clone has no dist/). */
+/** Builds when dist/ is missing or older than the console's sources or the shared ones it bundles (a clone has no dist/). */
 export async function ensureConsoleBuilt(): Promise<void> {
   const index = join(DIST, 'index.html');
   if (existsSync(index)) {
-    const sources = existsSync(join(CONSOLE, 'src')) ? await newestMtime(join(CONSOLE, 'src')) : 0;
+    const sources = Math.max(0, ...(await Promise.all((await sourceFolders()).map(newestMtime))));
     const html = existsSync(join(CONSOLE, 'index.html')) ? (await stat(join(CONSOLE, 'index.html'))).mtimeMs : 0;
     if ((await stat(index)).mtimeMs >= Math.max(sources, html)) return;
   }

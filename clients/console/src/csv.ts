@@ -1,15 +1,20 @@
 /**
  * Reading the chosen file in the browser, before anything is sent or billed: its encoding (as the
  * service reads it: UTF-8, UTF-16 with a BOM, else Windows-1252), its rows (papaparse: quoting,
- * `,` `;` or tab), the address column (by header, else by content) and the distinct addresses
- * that set the price.
+ * `,` `;` or tab), the address column and the distinct addresses that set the price.
+ *
+ * The reading of bytes and the wording are the console's own; the rules are the service's, bundled
+ * from its packages so that they cannot drift from what the service does with the same file: the
+ * address column (@svc/lists/columns), the dedup key and limits (@svc/contracts/rules) and the price of a list
+ * (the operations table and the billing rule's list units, @svc/metering/billing).
  */
+import { ApiError, LIST_BODY_LIMIT_BYTES, MAX_LIST_ADDRESSES, dedupKey } from '@svc/contracts/rules';
+import { SAMPLE_ROWS, detectColumn, looksLikeAddress, type DetectedColumn } from '@svc/lists/columns';
+import { costOf, listUnits } from '@svc/metering/billing';
 import Papa from 'papaparse';
 
-export const MAX_BYTES = 16 * 1024 * 1024;
-export const MAX_ADDRESSES = 100_000;
-/** Dollars per started 100 distinct addresses (docs/api.md, "Prices"). */
-const UNIT_PRICE_CENTS = 15;
+export const MAX_BYTES = LIST_BODY_LIMIT_BYTES;
+export const MAX_ADDRESSES = MAX_LIST_ADDRESSES;
 
 export interface ReadFile {
   encoding: string;
@@ -21,10 +26,6 @@ export interface ReadFile {
 }
 
 export class FileProblem extends Error {}
-
-const ADDRESS = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
-/** Headers that name an address: `email`, `E-Mail`, `Work Email`, `E-Mail-Adresse`, `mail`, `address`, `Email Address`. */
-const ADDRESS_HEADER = /e-?mail|^mail|^address$|^adresse$/;
 
 function decode(bytes: Uint8Array): { text: string; encoding: string } {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return { text: new TextDecoder('utf-16le').decode(bytes), encoding: 'UTF-16LE' };
@@ -45,19 +46,6 @@ function isBinary(text: string): boolean {
   return text.includes('\u0000');
 }
 
-const looksLikeAddress = (cell: string | undefined): boolean => ADDRESS.test((cell ?? '').trim());
-
-/** Of `columns`, the one whose cells most often look like addresses in the first 1,000 rows; -1 when none has any. */
-function mostAddresses(rows: string[][], columns: number[]): number {
-  let best = -1;
-  let bestCount = 0;
-  for (const column of columns) {
-    const hits = rows.slice(0, 1000).filter((row) => looksLikeAddress(row[column])).length;
-    if (hits > bestCount) [best, bestCount] = [column, hits];
-  }
-  return best;
-}
-
 export async function readCsvFile(file: File): Promise<ReadFile> {
   if (file.size === 0) throw new FileProblem('This file is empty: choose a CSV file with a column of email addresses.');
   if (file.size > MAX_BYTES) throw new FileProblem('This file is larger than 16 MiB: split it into smaller files and upload each.');
@@ -70,37 +58,28 @@ export async function readCsvFile(file: File): Promise<ReadFile> {
   const all = parsed.data.filter((row) => Array.isArray(row));
   const first = all[0];
   if (first === undefined) throw new FileProblem('This file has no rows: choose a CSV file with a column of email addresses.');
-  const width = Math.max(...all.slice(0, 1000).map((row) => row.length));
-  const indices = Array.from({ length: width }, (_, i) => i);
-  const named = indices.filter((i) => ADDRESS_HEADER.test((first[i] ?? '').trim().toLowerCase()));
-  const hasHeader = named.length > 0 || !first.some(looksLikeAddress);
-  const rows = hasHeader ? all.slice(1) : all;
-  const columns = indices.map((i) => (hasHeader && (first[i] ?? '').trim() !== '' ? (first[i] ?? '') : `Column ${i + 1}`));
-  // Of the columns a header names (`Email`, but also `Email opt-out`), the one holding addresses. A
-  // named column that holds none gives way to one that does (`Email Opt-In` of yes/no beside a
-  // `Contact` of addresses, a postal `Address`), as the service reads the file: the preview and
-  // price must be those of the column the service would take. Named and empty: only when no column holds any.
-  const byHeader = mostAddresses(rows, named);
-  const content = mostAddresses(rows, indices);
-  const header = byHeader >= 0 ? byHeader : content >= 0 ? -1 : (named[0] ?? -1);
-  if (header < 0 && content < 0)
-    throw new FileProblem(
-      'No column of this file holds email addresses: check that you exported the address column, then choose the file again.',
-    );
-  return {
-    encoding,
-    columns,
-    hasHeader,
-    rows,
-    detected: header >= 0 ? { index: header, by: 'header' } : { index: content, by: 'content' },
-  };
-}
-
-/** Duplicates count once by the service's rule: trimmed, domain in lower case, local part as is. */
-export function dedupKey(input: string): string {
-  const trimmed = input.trim();
-  const at = trimmed.lastIndexOf('@');
-  return at < 0 ? trimmed : `${trimmed.slice(0, at)}@${trimmed.slice(at + 1).toLowerCase()}`;
+  // The service's rule sees what its reader sees: the first row and the next SAMPLE_ROWS.
+  let choice: DetectedColumn;
+  try {
+    choice = detectColumn(first, all.slice(1, SAMPLE_ROWS + 1));
+  } catch (error) {
+    // The rule's one refusal, said in the console's words (there is no `?column=` here to point to).
+    if (error instanceof ApiError)
+      throw new FileProblem(
+        'No column of this file holds email addresses: check that you exported the address column, then choose the file again.',
+      );
+    throw error;
+  }
+  const { index, header: hasHeader, preamble, by } = choice;
+  // As the service keeps them: a note above the header row (LinkedIn's "Notes:") stays as rows.
+  const headerRow = hasHeader ? all[preamble] : undefined;
+  const rows = hasHeader ? [...all.slice(0, preamble), ...all.slice(preamble + 1)] : all;
+  const width = Math.max(index + 1, headerRow?.length ?? 0, ...rows.slice(0, SAMPLE_ROWS).map((row) => row.length));
+  const columns = Array.from({ length: width }, (_, i) => {
+    const name = headerRow?.[i] ?? '';
+    return name.trim() !== '' ? name : `Column ${i + 1}`;
+  });
+  return { encoding, columns, hasHeader, rows, detected: { index, by } };
 }
 
 /**
@@ -121,8 +100,11 @@ export function countAddresses(rows: string[][], column: number): { addresses: n
   return { addresses, distinct: seen.size, wellFormed };
 }
 
-/** `$` and the amount: the batch price per started 100 distinct addresses. */
-export const priceOf = (distinct: number): string => `$${((Math.ceil(distinct / 100) * UNIT_PRICE_CENTS) / 100).toFixed(2)}`;
+/**
+ * `$` and the amount, in dollars and cents: what the distinct addresses cost once processed, by the
+ * service's billing rule (a unit per started 100, each at the list operation's price).
+ */
+export const priceOf = (distinct: number): string => `$${(costOf('email-verify.list', listUnits(distinct)) / 1_000_000).toFixed(2)}`;
 
 /** The results CSV cut to one verdict: the header row and the rows whose `verdict` column says it. */
 export function filterResults(csv: string, verdict: string): string {

@@ -2,9 +2,17 @@
  * The console's reading of a file before anything is sent: the exports people have (a CRM's
  * `Work Email`, Outlook's `E-mail Address`, a German `E-Mail-Adresse`, a `Contact` column found by
  * its content, Excel's Windows-1252 CSV and UTF-16 "Unicode text"), the distinct count and price,
- * files refused with what to do, and the results cut by verdict.
+ * files refused with what to do, and the results cut by verdict. The same files go through the
+ * service's own upload reader and list service: the console must mark the column the service
+ * reads, and count and price the distinct addresses the service stores.
  */
-import { describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MemoryListQueue, MemoryListStore } from '@svc/lists';
+import { ListService, readCsvUpload } from '@svc/lists/service';
+import { MemoryMeter, costOf, listUnits } from '@svc/metering';
+import { EXPORTS } from '@svc/testkit/csv-exports';
+import Papa from 'papaparse';
 import { countAddresses, filterResults, priceOf, readCsvFile } from '../src/csv.ts';
 
 const file = (content: string | Uint8Array, name = 'export.csv') => new File([content], name, { type: 'text/csv' });
@@ -12,6 +20,86 @@ const detected = async (content: string | Uint8Array) => {
   const read = await readCsvFile(file(content));
   return { column: read.columns[read.detected.index], by: read.detected.by, encoding: read.encoding };
 };
+
+const queue = new MemoryListQueue({ concurrency: 1 });
+afterAll(() => queue.close());
+// No processor is started: the lists are only created (read, counted, stored), never probed.
+const lists = new ListService({
+  store: new MemoryListStore(),
+  queue,
+  meter: new MemoryMeter(),
+  maxActivePerKey: 1_000,
+  freeAllowances: { 'email-verify.batch': 0, 'email-verify.single': 0, 'qr.generate': 0, 'qr.wifi': 0, 'email-verify.list': 0 },
+  allowPrivateCallbacks: false,
+});
+const owner = { id: 'key_console', freeAllowance: {} };
+
+/** What the service makes of `csv` uploaded without `?column=`: the column it reads, and the list's counts. */
+async function serviceReads(csv: string): Promise<{ column: number; count: number; distinct: number }> {
+  const upload = await readCsvUpload(Readable.from([Buffer.from(csv)]));
+  const list = await lists.create(owner, upload, { warn: () => undefined });
+  return { column: upload.layout.addressColumn, count: list.count, distinct: list.distinct };
+}
+
+/** What the console shows for `csv`: the column it marks, and the counts and price beside it. */
+async function consoleReads(csv: string): Promise<{ column: number; count: number; distinct: number; price: string }> {
+  const read = await readCsvFile(file(csv));
+  const counted = countAddresses(read.rows, read.detected.index);
+  return { column: read.detected.index, count: counted.addresses, distinct: counted.distinct, price: priceOf(counted.distinct) };
+}
+
+/** A file of `header` and five rows with an address in column `at` (one written twice, domain in capitals). */
+const exportFile = (header: readonly string[], at: number): string =>
+  Papa.unparse(
+    [
+      header,
+      ...['ann@x.example', 'bob@x.example', 'ANN@x.example', 'ann@X.EXAMPLE', 'cy@y.example'].map((address) =>
+        header.map((_, i) => (i === at ? address : `cell ${i}`)),
+      ),
+    ],
+    { newline: '\r\n' },
+  );
+
+/** Files whose address column takes more than a header to find, each with the column the service reads. */
+const TRICKY: Array<[what: string, csv: string, column: number]> = [
+  ['a named column of yes/no beside a `Contact` of addresses', 'Email Opt-In,Contact\r\nyes,ann@x.test\r\nno,bob@x.test\r\n', 1],
+  ['a postal `Address` beside a `Contact`', 'Address,Contact\r\n1 Main St,ann@x.test\r\n2 High St,bob@x.test\r\n', 1],
+  ['an `Email` column empty in every row', 'Name,Email,Contact\r\nAnn,,ann@x.test\r\nBob,,bob@x.test\r\n', 2],
+  ['an `Email Opt Out` before the `Email`', 'Email Opt Out,Name,Email\r\nyes,Ann,ann@x.test\r\nno,Bob,bob@x.test\r\n', 2],
+  ['no header naming it', 'Name,Contact,Phone\r\nAnn,ann@x.test,1\r\nBob,bob@x.test,2\r\n', 1],
+  ['no header row at all', 'Ann;ann@x.test\nBob;bob@x.test\n', 1],
+  [
+    "LinkedIn's note above the header row",
+    'Notes:\r\n"When exporting your connection data, you may notice that some of the email addresses are missing."\r\n\r\nFirst Name,Last Name,URL,Email Address,Company\r\nAnn,Lee,https://www.linkedin.com/in/annlee,ann@x.test,Acme\r\nBob,Ray,https://www.linkedin.com/in/bobray,,Bolt\r\n',
+    3,
+  ],
+];
+
+describe('the console reads a file as the service does', () => {
+  it.each(EXPORTS)('%s: the same column, count, distinct count and price', async (_source, header, at) => {
+    const csv = exportFile(header, at);
+    const service = await serviceReads(csv);
+    expect(service).toEqual({ column: at, count: 5, distinct: 4 });
+    expect(await consoleReads(csv)).toEqual({ ...service, price: '$0.15' });
+  });
+
+  it.each(TRICKY)('%s: the same column and counts', async (_what, csv, column) => {
+    const service = await serviceReads(csv);
+    expect(service.column).toBe(column);
+    expect(await consoleReads(csv)).toMatchObject(service);
+  });
+
+  it('prices what the service bills: the list price per started 100 distinct addresses', async () => {
+    // 101 distinct addresses, and the same ones again with the domain in capitals: still 101.
+    const addresses = Array.from({ length: 101 }, (_, i) => `p${i}@x.example`);
+    const csv = ['Email', ...addresses, ...addresses.map((address) => address.toUpperCase().replace('P', 'p'))].join('\r\n');
+    const service = await serviceReads(csv);
+    expect(service).toMatchObject({ count: 202, distinct: 101 });
+    const shown = await consoleReads(csv);
+    expect(shown).toMatchObject({ count: 202, distinct: 101, price: '$0.30' });
+    expect(shown.price).toBe(`$${(costOf('email-verify.list', listUnits(service.distinct)) / 1_000_000).toFixed(2)}`);
+  });
+});
 
 describe('reading an export in the browser', () => {
   it('finds the address column by its header, as exports name it', async () => {

@@ -5,3 +5,4 @@ export * from './verify.ts';
 export type { BeforeSession, VerifyOptions, VerifyOutcome } from './verify-call.ts';
 export * from './qr/index.ts';
 export * from './lists.ts';
+export * from './list-rules.ts';

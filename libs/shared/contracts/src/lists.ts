@@ -1,14 +1,11 @@
 /**
- * List verification's contract (docs/lists.md): limits, the list object
- * and its statuses, the request shapes, and the size of a billing unit (@svc/metering prices it).
+ * List verification's contract (docs/lists.md): the list object and its statuses, the request
+ * shapes and the results. Its limits, billing unit and dedup key are in list-rules.ts (no zod).
  */
 import { z } from 'zod';
-import { MAX_BATCH, summarySchema, verifyResultSchema } from './verify.ts';
+import { MAX_LIST_ADDRESSES } from './list-rules.ts';
+import { summarySchema, verifyResultSchema } from './verify.ts';
 
-export const MAX_LIST_ADDRESSES = 100_000;
-export const LIST_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
-/** Addresses per billing unit: the batch price buys a started hundred processed distinct addresses. */
-export const LIST_UNIT_SIZE = MAX_BATCH;
 export const LIST_NAME_MAX = 200;
 
 export const LIST_STATUSES = ['queued', 'running', 'retrying', 'completed', 'cancelled', 'failed'] as const;
@@ -21,17 +18,6 @@ export const isEnded = (status: ListStatus): boolean => ENDED_STATUSES.includes(
 export const LIST_ID = /^lst_[0-9a-f]{24}$/;
 /** LIST_ID without its anchors, to build the patterns that contain an id (a cursor, a Location, a Redis key). */
 export const LIST_ID_PATTERN = LIST_ID.source.slice(1, -1);
-
-/**
- * The key under which duplicates of a list are counted and probed once: trimmed, domain in lower
- * case, local part as is (RFC 5321 leaves its case to the receiving server, so `Bob@x` and `bob@x`
- * are two). The gateway counts a list's duplicates and the verifier probes once by this one rule.
- */
-export function dedupKey(input: string): string {
-  const trimmed = input.trim();
-  const at = trimmed.lastIndexOf('@');
-  return at < 0 ? trimmed : `${trimmed.slice(0, at)}@${trimmed.slice(at + 1).toLowerCase()}`;
-}
 
 const timestamp = z.string().describe('ISO 8601, UTC');
 

@@ -4,8 +4,7 @@
  */
 import { z } from 'zod';
 import type { JobKind } from './job-kind.ts';
-
-export const MAX_BATCH = 100;
+import { MAX_BATCH } from './list-rules.ts';
 
 export const VERDICTS = ['deliverable', 'risky', 'undeliverable'] as const;
 export type Verdict = (typeof VERDICTS)[number];

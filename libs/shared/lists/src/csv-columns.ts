@@ -12,7 +12,7 @@
  * The header row is row 1, or none (row 1 holds an address), or below a note (LinkedIn's export).
  * Pure: it sees the first row and a sample of the rows after it.
  */
-import { ApiError, invalidParameter } from '@svc/contracts';
+import { ApiError, invalidParameter } from '@svc/contracts/rules';
 
 /** Rows after the first that content detection looks at. */
 export const SAMPLE_ROWS = 1_000;
@@ -91,6 +91,15 @@ export interface ColumnChoice {
   preamble: number;
 }
 
+/**
+ * A column found without `?column=`, and how: by a header that names it (`Email`, or a named or
+ * bare `address` column when none holds addresses), or by its content (a `Contact` that holds
+ * addresses, or no header saying). The console says which to the person choosing the file.
+ */
+export interface DetectedColumn extends ColumnChoice {
+  by: 'header' | 'content';
+}
+
 /** Rows after the first among which a header row is looked for when the first row is a note, not a header. */
 const PREAMBLE_ROWS = 10;
 const filled = (row: string[]): number => row.filter((cell) => cell.trim() !== '').length;
@@ -120,7 +129,9 @@ const headersSaid = (first: string[]): string =>
     .join(', ');
 
 /** The column `requested` (`?column=`) names: a 1-based index, or a header in any case. */
-function requestedColumn(requested: string, first: string[], header: boolean, width: number): Omit<ColumnChoice, 'preamble'> {
+function requestedColumn(requested: string, first: string[], sample: string[][]): Omit<ColumnChoice, 'preamble'> {
+  const header = isHeaderRow(first);
+  const width = Math.max(first.length, ...sample.map((row) => row.length));
   const wanted = requested.trim();
   if (/^\d+$/.test(wanted)) {
     const index = Number(wanted);
@@ -140,32 +151,46 @@ function requestedColumn(requested: string, first: string[], header: boolean, wi
   return { index, header: true };
 }
 
+/** The header row (or first data row) and the rows after it, once a preamble is set aside: the preamble rows go with the data. */
+function belowPreamble(first: string[], sample: string[][], preamble: number): [string[], string[][]] {
+  if (preamble === 0) return [first, sample];
+  return [sample[preamble - 1]!, [first, ...sample.slice(0, preamble - 1), ...sample.slice(preamble)]];
+}
+
 /** The address column of an upload whose first row is `first` and whose next rows start with `sample`. */
 export function chooseColumn(first: string[], sample: string[][], requested?: string): ColumnChoice {
+  if (requested === undefined) {
+    const { index, header, preamble } = detectColumn(first, sample);
+    return { index, header, preamble };
+  }
   const preamble = preambleOf(first, sample);
-  if (preamble === 0) return { ...chooseIn(first, sample, requested), preamble };
-  return { ...chooseIn(sample[preamble - 1]!, [first, ...sample.slice(0, preamble - 1), ...sample.slice(preamble)], requested), preamble };
+  return { ...requestedColumn(requested, ...belowPreamble(first, sample, preamble)), preamble };
+}
+
+/** The address column without `?column=`, and how it was found: what the service takes, and what the console shows before upload. */
+export function detectColumn(first: string[], sample: string[][]): DetectedColumn {
+  const preamble = preambleOf(first, sample);
+  return { ...detectIn(...belowPreamble(first, sample, preamble)), preamble };
 }
 
 /** The address column below the header row (or first data row) `first`. */
-function chooseIn(first: string[], sample: string[][], requested?: string): Omit<ColumnChoice, 'preamble'> {
+function detectIn(first: string[], sample: string[][]): Omit<DetectedColumn, 'preamble'> {
   const header = isHeaderRow(first);
   const rows = header ? sample : [first, ...sample];
   const width = Math.max(first.length, ...rows.map((row) => row.length));
-  if (requested !== undefined) return requestedColumn(requested, first, header, width);
   const stats = statsOf(rows, width);
   const kinds = header ? first.map(headerKind) : [];
   const named = stats.filter((column) => kinds[column.index] === 'strong').sort(byAddresses);
   // A named column empty in every sampled row gives way to a column that holds addresses.
   const strong = named.find((column) => column.filled > 0 || rows.length === 0);
-  if (strong !== undefined) return { index: strong.index, header };
+  if (strong !== undefined) return { index: strong.index, header, by: 'header' };
   const maybe = stats.filter((column) => kinds[column.index] === 'maybe' && mostlyAddresses(column)).sort(byAddresses)[0];
-  if (maybe !== undefined) return { index: maybe.index, header };
+  if (maybe !== undefined) return { index: maybe.index, header, by: 'content' };
   const content = stats.filter(mostlyAddresses).sort(byAddresses)[0];
-  if (content !== undefined) return { index: content.index, header };
-  if (named[0] !== undefined) return { index: named[0].index, header };
+  if (content !== undefined) return { index: content.index, header, by: 'content' };
+  if (named[0] !== undefined) return { index: named[0].index, header, by: 'header' };
   const bare = header ? first.findIndex((cell) => BARE_ADDRESS.test(headerWords(cell))) : -1;
-  if (bare >= 0) return { index: bare, header };
+  if (bare >= 0) return { index: bare, header, by: 'header' };
   throw new ApiError(
     'invalid_request',
     'No column of this file holds e-mail addresses: no header names one ' +

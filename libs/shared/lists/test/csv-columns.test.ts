@@ -5,42 +5,18 @@
  * `?column=` by name and by index, and a file with no address column refused.
  */
 import { describe, expect, it } from 'vitest';
-import { chooseColumn, headerKind, looksLikeAddress } from '../src/csv-columns.ts';
+import { EXPORTS } from '@svc/testkit/csv-exports';
+import { chooseColumn, detectColumn, headerKind, looksLikeAddress } from '../src/csv-columns.ts';
 
 /** A row of `width` cells with `address` in column `at` and names elsewhere. */
 const row = (width: number, at: number, address: string): string[] =>
   Array.from({ length: width }, (_, i) => (i === at ? address : `cell ${i}`));
 
-const EXPORTS: Array<[source: string, header: string[], addressAt: number]> = [
-  [
-    'Outlook',
-    ['First Name', 'Last Name', 'Business Street', 'E-mail Address', 'E-mail Type', 'E-mail Display Name', 'E-mail 2 Address'],
-    3,
-  ],
-  ['Google Contacts', ['Name', 'Given Name', 'E-mail 1 - Type', 'E-mail 1 - Value', 'Phone 1 - Type', 'Phone 1 - Value'], 3],
-  ['Google Contacts (2024)', ['First Name', 'Last Name', 'Labels', 'E-mail 1 - Label', 'E-mail 1 - Value'], 4],
-  ['HubSpot', ['Record ID', 'First Name', 'Last Name', 'Email', 'Email Domain', 'Contact owner', 'Marketing contact status'], 3],
-  ['Mailchimp', ['Email Address', 'First Name', 'Last Name', 'Address', 'Phone Number', 'MEMBER_RATING', 'OPTIN_TIME'], 0],
-  ['Salesforce', ['FirstName', 'LastName', 'MailingStreet', 'MailingCity', 'Email', 'HasOptedOutOfEmail'], 4],
-  ['a CRM', ['Name', 'Company', 'Work Email', 'Personal email'], 2],
-  ['German Outlook', ['Vorname', 'Nachname', 'E-Mail-Adresse', 'E-Mail-Typ'], 2],
-  ['French', ['Nom', 'Prénom', 'Courriel'], 2],
-  ['French Outlook', ['Prénom', 'Nom', 'Adresse de messagerie', 'Société'], 2],
-  ['Spanish', ['Nombre', 'Correo electrónico'], 1],
-  ['Turkish', ['Ad', 'Soyad', 'E-posta'], 2],
-  ['Dutch', ['Naam', 'Emailadres'], 1],
-  ['Swedish', ['Namn', 'E-post'], 1],
-  ['Finnish', ['Nimi', 'Sähköposti'], 1],
-  ['Italian', ['Nome', 'Indirizzo email'], 1],
-  ['Russian', ['Имя', 'Электронная почта'], 1],
-  ['Japanese', ['氏名', 'メールアドレス'], 1],
-  ['camelCase', ['userId', 'emailAddress'], 1],
-];
-
 describe('the address column', () => {
   it.each(EXPORTS)('%s: by its header', (_source, header, addressAt) => {
     const sample = Array.from({ length: 5 }, (_, i) => row(header.length, addressAt, `person${i}@example.com`));
-    expect(chooseColumn(header, sample)).toMatchObject({ index: addressAt, header: true });
+    expect(chooseColumn([...header], sample)).toMatchObject({ index: addressAt, header: true });
+    expect(detectColumn([...header], sample)).toMatchObject({ index: addressAt, by: 'header' });
   });
 
   it('knows headers that hold an address from those about one', () => {

@@ -7,7 +7,7 @@
  * meter's script is given its pool and allowance from here (it only repeats the arithmetic, in Lua,
  * so that the decision is atomic in Redis).
  */
-import { LIST_UNIT_SIZE, OPERATIONS, OPERATION_IDS, type OperationId } from '@svc/contracts';
+import { LIST_UNIT_SIZE, OPERATIONS, OPERATION_IDS, type OperationId } from '@svc/contracts/rules';
 
 /** The configured default free allowance of every operation (`FREE_ALLOWANCE_*`). */
 export type FreeAllowances = Readonly<Record<OperationId, number>>;
