@@ -62,7 +62,13 @@ return {current, ttl}`;
 
 type IncrCallback = (error: Error | null, result?: { current: number; ttl: number }) => void;
 
-function redisWindowStore(redis: Redis, namespace: string) {
+/** The connection with the window script defined on it (sent by its SHA, as ioredis does for defined commands). */
+type WindowRedis = Redis & { rateLimitWindow(key: string, windowMs: number): Promise<unknown> };
+
+function redisWindowStore(connection: Redis, namespace: string) {
+  if (!('rateLimitWindow' in connection)) connection.defineCommand('rateLimitWindow', { numberOfKeys: 1, lua: WINDOW_SCRIPT });
+  // Defined just above: the cast names what defineCommand added, as the meter's does.
+  const redis = connection as WindowRedis;
   const parse = (reply: unknown): { current: number; ttl: number } => {
     if (!Array.isArray(reply) || typeof reply[0] !== 'number' || typeof reply[1] !== 'number')
       throw new Error('unexpected answer of the rate-limit script');
@@ -70,7 +76,7 @@ function redisWindowStore(redis: Redis, namespace: string) {
   };
   return class RedisWindowStore {
     incr(budget: string, callback: IncrCallback, timeWindow: number): void {
-      redis.eval(WINDOW_SCRIPT, 1, `${namespace}${budget}`, timeWindow).then(
+      redis.rateLimitWindow(`${namespace}${budget}`, timeWindow).then(
         (reply) => {
           let result: { current: number; ttl: number };
           try {
