@@ -111,18 +111,22 @@ export function runJob<P, R>(
     if (timedOut()) throw deadlineError();
     return kind.result.parse(result);
   };
+  // A handler that gives up because its deadline aborted it failed too late, likewise: a timeout.
+  const failed = (error: unknown): never => {
+    throw timedOut() ? deadlineError() : error;
+  };
   let answer: unknown;
   try {
     answer = handle(payload, context);
   } catch (error) {
     release();
-    throw error;
+    return failed(error);
   }
   if (!(answer instanceof Promise)) {
     release();
     return finish(answer);
   }
-  return answer.then(finish).finally(release);
+  return answer.then(finish, failed).finally(release);
 }
 
 /** runJob, always as a promise: a handler throwing before its first await fails the job like any other error. */

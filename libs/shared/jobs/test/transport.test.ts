@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, QueueEvents, type Worker } from 'bullmq';
 import { createRedis } from '@svc/jobs/redis';
 import { ApiError } from '@svc/contracts';
-import { CallerGoneError, InProcessTransport, registerHandler, type JobTransport } from '@svc/jobs';
+import { CallerGoneError, InProcessTransport, handleJob, registerHandler, type JobTransport } from '@svc/jobs';
 import { BullTransport, bullPrefix, startBullWorker } from '@svc/jobs/bullmq';
 import { dropPrefix, spawnNode, startTcpProxy, stopProcessTree, testRedisUrl, uniquePrefix } from '@svc/testkit';
 import { ECHO_JOB, echoHandler, type EchoPayload } from './fixtures/echo-job.ts';
@@ -106,6 +106,23 @@ describe('in-process: a caller that leaves cancels its job', () => {
     await expect(submitLeaving(transport, 100)).rejects.toBeInstanceOf(CallerGoneError);
     expect(aborted).toBe(true);
     await transport.close();
+  });
+});
+
+describe('a handler that gives up when its deadline aborts it', () => {
+  it('fails as a timeout, not as the error it gave up with, even when its abort fired a moment before the wait', async () => {
+    const givingUp = registerHandler(
+      ECHO_JOB,
+      (_payload, context) =>
+        new Promise((_resolve, reject) => context.signal.addEventListener('abort', () => reject(new Error('gave up')), { once: true })),
+    );
+    const envelope = { payload: { value: 'x' }, deadlineAt: Date.now() + 50, requestId: 'req-give-up' };
+    const error = await handleJob(ECHO_JOB, givingUp.handle, { value: 'x', delayMs: 0, fail: false, badResult: false }, envelope).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code: 'timeout' });
   });
 });
 
