@@ -90,10 +90,9 @@ export class BullTransport implements JobTransport {
       await closeConnections([client, inboxConnection]);
       throw error;
     }
-    // Queues are opened only now: BullMQ asks the server its version once, as a queue opens, and a
-    // queue whose asking failed refuses every job from then on. On a Cluster it takes the
-    // connection's `connect` state for ready, where ours (no offline queue) refuse commands (the
-    // same gap left a cluster's list queue dead: @svc/lists' bull-queue.ts).
+    // Queues are opened only now, on a ready connection, for the reason ReadyQueue gives
+    // (durable-queue.ts): a queue opened in a Cluster's start-up gap refuses every job. Opened
+    // here rather than at first use, so that a submit on the hot path awaits nothing more.
     const producers = new Map<string, DurableQueue>();
     for (const kind of options.kinds) {
       // Each queue under its own hash tag (bullPrefix), opened by the durable-queue layer.

@@ -68,6 +68,49 @@ export function openQueue(name: string, options: QueueConnection & { redisPrefix
   };
 }
 
+/**
+ * A producer's queue on a connection its owner shares, opened at first use, only once that
+ * connection is ready, and opened anew after a failed opening. BullMQ asks the server its version
+ * once, as a queue opens, and a queue whose asking failed refuses every job from then on. On a
+ * Cluster it takes the connection's `connect` state (slots known, ready check under way) for
+ * ready, where our connections, with no offline queue, refuse commands: a list queue opened there
+ * (the gateway's, right after its transport was up) never queued a list again, and every list
+ * waited for the janitor's 30 s, `queued` (test/topologies/list-queue-start.test.ts).
+ */
+export class ReadyQueue {
+  private opening: Promise<DurableQueue> | undefined;
+
+  constructor(
+    private readonly name: string,
+    private readonly options: { connection: Redis; redisPrefix: string; logger?: Logger },
+  ) {}
+
+  /** The opened queue; rejects at once while the connection is not ready (nothing is opened then). */
+  open(): Promise<DurableQueue> {
+    if (this.opening !== undefined) return this.opening;
+    const { connection } = this.options;
+    if (connection.status !== 'ready')
+      return Promise.reject(new Error(`the ${this.name} queue's Redis connection is not ready (${connection.status})`));
+    const producer = openQueue(this.name, this.options);
+    const opening = producer.queue.waitUntilReady().then(
+      () => producer,
+      async (error: unknown) => {
+        this.opening = undefined;
+        await producer.close();
+        throw error;
+      },
+    );
+    this.opening = opening;
+    return opening;
+  }
+
+  /** Closes the queue if it was opened (its connection stays its owner's). */
+  async close(): Promise<void> {
+    const producer = await this.opening?.catch(() => undefined);
+    await producer?.close();
+  }
+}
+
 export interface DurableWorkerOptions<D> {
   queue: string;
   /** The topology from the configuration (`config.redis`), or a plain URL in tools and tests. */

@@ -14,7 +14,7 @@ import type { Registry } from 'prom-client';
 import { workerMetricsPort, type Config, type WorkerService } from '@svc/config';
 import { createWorkerMetrics, type Logger } from '@svc/telemetry';
 import { startBullWorker } from './bullmq.ts';
-import { closeConnections, openQueue, type DurableQueue } from './durable-queue.ts';
+import { ReadyQueue, closeConnections } from './durable-queue.ts';
 import { queueConnection } from './queue-errors.ts';
 import { writeProblem, type Redis } from './redis.ts';
 import type { RegisteredHandler } from './transport.ts';
@@ -68,7 +68,9 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
   // Queue depth is read at scrape time through queues opened like any other (bullPrefix: each
   // under its own hash tag), so an idle worker costs Redis nothing between scrapes.
   const countsClient = queueConnection(topology, 'background', 'worker-metrics', logger);
-  const queues = workers.map((worker) => openQueue(worker.name, { connection: countsClient, redisPrefix: config.REDIS_PREFIX, logger }));
+  const queues = workers.map(
+    (worker) => new ReadyQueue(worker.name, { connection: countsClient, redisPrefix: config.REDIS_PREFIX, logger }),
+  );
 
   let closing: Promise<void> | undefined;
   const server = createProbeServer({
@@ -79,8 +81,10 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
       return (await writeProblem(countsClient, READY_TIMEOUT_MS)) ?? (await options.readiness?.());
     },
     metrics: async () => {
+      // A queue not open yet (its connection not ready) is left out of this scrape, as one whose counts fail.
+      const opened = await Promise.all(queues.map((queue) => queue.open().catch(() => undefined)));
       await collectQueueDepth(
-        queues.map((queue) => queue.queue),
+        opened.flatMap((producer) => (producer === undefined ? [] : [producer.queue])),
         metrics,
       );
       return { contentType: registry.contentType, body: await registry.metrics() };
@@ -109,7 +113,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<W
 }
 
 /** Worker.close waits for the active jobs; their locks are released, so nothing is lost. */
-async function shutDown(workers: Worker[], queues: DurableQueue[], countsClient: Redis, server: Server): Promise<void> {
+async function shutDown(workers: Worker[], queues: ReadyQueue[], countsClient: Redis, server: Server): Promise<void> {
   await Promise.allSettled(workers.map((worker) => worker.close()));
   await Promise.allSettled(queues.map((queue) => queue.close()));
   await closeConnections([countsClient]);

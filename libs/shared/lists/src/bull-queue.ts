@@ -6,7 +6,7 @@
  * twice records nothing twice. Connections, errors, retries and close are the durable-queue
  * layer's (`@svc/jobs/bullmq`).
  */
-import { openQueue, retryJobOptions, startWorker, type DurableQueue, type Job, type Worker } from '@svc/jobs/bullmq';
+import { ReadyQueue, retryJobOptions, startWorker, type Job, type Worker } from '@svc/jobs/bullmq';
 import type { Redis, RedisTarget } from '@svc/jobs/redis';
 import type { Logger } from '@svc/telemetry';
 import {
@@ -28,47 +28,16 @@ const JOB_OPTIONS = {
 } as const;
 
 export class BullListQueue implements ListQueue {
-  /** The BullMQ queue, opened at the first add on a ready connection; forgotten if its opening failed. */
-  private producer: Promise<DurableQueue> | undefined;
+  /** Opened at the first add on a ready connection (see ReadyQueue: a Cluster's start-up gap). */
+  private readonly producer: ReadyQueue;
 
   /** On a connection it is given (closed by its owner), under the queue's own hash tag (bullPrefix). */
-  constructor(
-    private readonly connection: Redis,
-    private readonly redisPrefix: string,
-    private readonly logger?: Logger,
-  ) {}
-
-  /**
-   * BullMQ asks the server for its version once, as a queue opens, and a queue whose asking failed
-   * refuses every job from then on. On a Cluster it takes the connection's `connect` state (slots
-   * known, ready check under way) for ready, where our connections, with no offline queue, refuse
-   * commands: a list queue opened there (the gateway's, right after its transport was up) never
-   * queued a list again, and every list waited for the janitor's 30 s, `queued`. So the queue is
-   * opened only on a ready connection, and opened anew after a failed opening.
-   */
-  private open(): Promise<DurableQueue> {
-    if (this.producer !== undefined) return this.producer;
-    if (this.connection.status !== 'ready')
-      return Promise.reject(new Error(`the list queue's Redis connection is not ready (${this.connection.status})`));
-    const producer = openQueue(LIST_QUEUE, {
-      connection: this.connection,
-      redisPrefix: this.redisPrefix,
-      ...(this.logger === undefined ? {} : { logger: this.logger }),
-    });
-    const opened = producer.queue.waitUntilReady().then(
-      () => producer,
-      async (error: unknown) => {
-        this.producer = undefined;
-        await producer.close();
-        throw error;
-      },
-    );
-    this.producer = opened;
-    return opened;
+  constructor(connection: Redis, redisPrefix: string, logger?: Logger) {
+    this.producer = new ReadyQueue(LIST_QUEUE, { connection, redisPrefix, ...(logger === undefined ? {} : { logger }) });
   }
 
   async add(jobs: QueuedListJob[]): Promise<void> {
-    const producer = await this.open();
+    const producer = await this.producer.open();
     for (let start = 0; start < jobs.length; start += 500) {
       await producer.queue.addBulk(
         jobs.slice(start, start + 500).map(({ job, delayMs }) => ({
@@ -85,9 +54,8 @@ export class BullListQueue implements ListQueue {
     }
   }
 
-  async close(): Promise<void> {
-    const producer = await this.producer?.catch(() => undefined);
-    await producer?.close();
+  close(): Promise<void> {
+    return this.producer.close();
   }
 }
 

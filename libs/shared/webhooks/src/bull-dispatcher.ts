@@ -11,7 +11,7 @@ import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
 import {
   closeConnections,
-  openQueue,
+  ReadyQueue,
   queueConnection,
   retryJobOptions,
   startWorker,
@@ -57,7 +57,8 @@ export interface BullCallbackDispatcherOptions {
  */
 export function createBullCallbackDispatcher(options: BullCallbackDispatcherOptions): CallbackDispatcher {
   const connection = queueConnection(options.redis, 'background', 'callbacks-dispatcher', options.logger);
-  const producer = openQueue(CALLBACK_QUEUE, {
+  // Opened once the connection is ready (ReadyQueue: a queue opened in a Cluster's start-up gap refuses every job).
+  const producer = new ReadyQueue(CALLBACK_QUEUE, {
     connection,
     redisPrefix: options.redisPrefix,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
@@ -72,8 +73,9 @@ export function createBullCallbackDispatcher(options: BullCallbackDispatcherOpti
     async enqueue(event: CallbackEvent): Promise<void> {
       const parsed = callbackEventSchema.parse(event);
       await waitForRedis(connection, CONNECT_WAIT_MS);
+      const { queue } = await producer.open();
       const data: CallbackJobData = { event: parsed, enqueuedAt: Date.now() };
-      await producer.queue.add(parsed.type, data, { ...jobOptions, jobId: parsed.id });
+      await queue.add(parsed.type, data, { ...jobOptions, jobId: parsed.id });
     },
     async close(): Promise<void> {
       await producer.close();
