@@ -7,7 +7,7 @@
  */
 import { dataCodewords, interleavedCodewords } from './codewords.ts';
 import { MAX_VERSION, MIN_VERSION, dataCodewordCount, symbolSize } from './level-m-tables.ts';
-import { applyBestMask } from './mask-penalty.ts';
+import { bestMask, maskedRows } from './mask-penalty.ts';
 import { segment, totalBits, type Segment } from './segmentation.ts';
 import { placeCodewords, symbolTemplate } from './symbol-template.ts';
 
@@ -43,7 +43,8 @@ export function encodeSegments(text: string, segments: readonly Segment[], versi
   const template = symbolTemplate(version);
   const codewords = interleavedCodewords(dataCodewords(text, segments, version), version);
   const unmasked = placeCodewords(template, codewords);
-  const { mask, rows } = applyBestMask(template, unmasked.rows, unmasked.columns);
+  const mask = bestMask(template, unmasked.rows, unmasked.columns);
+  const rows = maskedRows(template, unmasked.rows, mask);
   const size = symbolSize(version);
   const modules = new Uint8Array(size * size);
   // A row's two words unpacked one after the other: no word index per module.
