@@ -72,24 +72,23 @@ export function dataCodewords(text: string, segments: readonly Segment[], versio
   return buffer.bytes;
 }
 
-/** Data and error-correction codewords in the order they are placed in the symbol. */
+/**
+ * Data and error-correction codewords in the order they are placed in the symbol: codeword i of
+ * every block in turn (group 2 blocks are one longer: their last codewords follow all the others),
+ * then the same for error correction, which is written straight into its interleaved places.
+ */
 export function interleavedCodewords(data: Uint8Array, version: number): Uint8Array {
   const { eccPerBlock, dataPerBlock } = blockStructure(version);
-  const blockCount = dataPerBlock.length;
-  const ecc = new Uint8Array(eccPerBlock * blockCount);
-  const blockStarts: number[] = [];
-  for (let block = 0, offset = 0; block < blockCount; offset += dataPerBlock[block]!, block += 1) {
-    blockStarts.push(offset);
-    writeErrorCorrection(data.subarray(offset, offset + dataPerBlock[block]!), eccPerBlock, ecc, block * eccPerBlock);
-  }
-  // Codeword i of every block in turn (group 2 blocks are one longer), then the same for error correction.
-  const result = new Uint8Array(data.length + ecc.length);
-  let next = 0;
-  for (let i = 0; i < dataPerBlock[blockCount - 1]!; i += 1) {
-    for (let block = 0; block < blockCount; block += 1) if (i < dataPerBlock[block]!) result[next++] = data[blockStarts[block]! + i]!;
-  }
-  for (let i = 0; i < eccPerBlock; i += 1) {
-    for (let block = 0; block < blockCount; block += 1) result[next++] = ecc[block * eccPerBlock + i]!;
+  const blocks = dataPerBlock.length;
+  const short = dataPerBlock[0]!;
+  const result = new Uint8Array(data.length + eccPerBlock * blocks);
+  let longBlocks = 0;
+  for (let block = 0, start = 0; block < blocks; block += 1) {
+    const length = dataPerBlock[block]!;
+    for (let i = 0; i < short; i += 1) result[i * blocks + block] = data[start + i]!;
+    if (length > short) result[short * blocks + longBlocks++] = data[start + short]!;
+    writeErrorCorrection(data, start, start + length, eccPerBlock, result, data.length + block, blocks);
+    start += length;
   }
   return result;
 }
