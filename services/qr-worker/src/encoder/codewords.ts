@@ -53,7 +53,7 @@ function writeUtf8(buffer: BitBuffer, text: string, start: number, end: number):
   }
 }
 
-/** The data codewords: segments, then the terminator, bit padding and pad bytes (all zero bits need no write). */
+/** The data codewords: segments, then the terminator, bit padding and pad bytes (zero bits need no write). */
 export function dataCodewords(text: string, segments: readonly Segment[], version: number): Uint8Array {
   const capacity = dataCodewordCount(version);
   const buffer = new BitBuffer(capacity);
@@ -66,6 +66,7 @@ export function dataCodewords(text: string, segments: readonly Segment[], versio
     else writeUtf8(buffer, text, segment.start, segment.end);
   }
   if (buffer.lengthInBits > capacity * 8) throw new RangeError(`${buffer.lengthInBits} bits do not fit version ${version}`);
+  buffer.flush();
   // A terminator of up to four zero bits, zeros to the byte boundary, then 0xec 0x11 alternately.
   const padStart = Math.min(capacity, Math.ceil((buffer.lengthInBits + 4) / 8));
   for (let i = padStart; i < capacity; i += 1) buffer.bytes[i] = (i - padStart) % 2 === 0 ? 0xec : 0x11;
