@@ -10,8 +10,9 @@ export class BitBuffer {
   private pending = 0;
   private pendingBits = 0;
 
-  constructor(byteCapacity: number) {
-    this.bytes = new Uint8Array(byteCapacity);
+  /** Writes into `bytes`, which it clears first. */
+  constructor(bytes: Uint8Array) {
+    this.bytes = bytes.fill(0);
   }
 
   get lengthInBits(): number {

@@ -17,10 +17,10 @@ function transposeBlock(): void {
   }
 }
 
-/** The columns of the `size` x `size` symbol whose rows are `rows`, in the same packing. */
-export function transposeLines(rows: Int32Array, size: number): Int32Array {
-  const columns = new Int32Array(2 * size);
+/** The columns of the `size` x `size` symbol whose rows are `rows`, in the same packing, in `columns` (fresh unless given). */
+export function transposeLines(rows: Int32Array, size: number, columns: Int32Array = new Int32Array(2 * size)): Int32Array {
   const halves = size > 32 ? 2 : 1;
+  if (halves === 1) for (let column = 0; column < size; column += 1) columns[2 * column + 1] = 0;
   for (let rowHalf = 0; rowHalf < halves; rowHalf += 1) {
     for (let columnHalf = 0; columnHalf < halves; columnHalf += 1) {
       for (let y = 0; y < 32; y += 1) {

@@ -3,7 +3,7 @@
  * split into blocks, error correction per block, then the blocks interleaved.
  */
 import { BitBuffer } from './bit-buffer.ts';
-import { blockStructure, dataCodewordCount } from './level-m-tables.ts';
+import { blockStructure, dataCodewordCount, totalCodewordCount } from './level-m-tables.ts';
 import { writeErrorCorrection } from './reed-solomon.ts';
 import { ALPHANUMERIC, ALPHANUMERIC_VALUE, MODE_INDICATOR, NUMERIC, countBits, countWidthClass, type Segment } from './segmentation.ts';
 
@@ -53,10 +53,18 @@ function writeUtf8(buffer: BitBuffer, text: string, start: number, end: number):
   }
 }
 
-/** The data codewords: segments, then the terminator, bit padding and pad bytes (zero bits need no write). */
-export function dataCodewords(text: string, segments: readonly Segment[], version: number): Uint8Array {
+/**
+ * The data codewords: segments, then the terminator, bit padding and pad bytes (zero bits need no
+ * write), in `out` (of dataCodewordCount(version) bytes; a fresh array unless one is given).
+ */
+export function dataCodewords(
+  text: string,
+  segments: readonly Segment[],
+  version: number,
+  out: Uint8Array = new Uint8Array(dataCodewordCount(version)),
+): Uint8Array {
   const capacity = dataCodewordCount(version);
-  const buffer = new BitBuffer(capacity);
+  const buffer = new BitBuffer(out);
   const widthClass = countWidthClass(version);
   for (const segment of segments) {
     buffer.put(MODE_INDICATOR[segment.mode], 4);
@@ -76,13 +84,18 @@ export function dataCodewords(text: string, segments: readonly Segment[], versio
 /**
  * Data and error-correction codewords in the order they are placed in the symbol: codeword i of
  * every block in turn (group 2 blocks are one longer: their last codewords follow all the others),
- * then the same for error correction, which is written straight into its interleaved places.
+ * then the same for error correction, which is written straight into its interleaved places. In
+ * `out` (of totalCodewordCount(version) bytes; a fresh array unless one is given).
  */
-export function interleavedCodewords(data: Uint8Array, version: number): Uint8Array {
+export function interleavedCodewords(
+  data: Uint8Array,
+  version: number,
+  out: Uint8Array = new Uint8Array(totalCodewordCount(version)),
+): Uint8Array {
   const { eccPerBlock, dataPerBlock } = blockStructure(version);
   const blocks = dataPerBlock.length;
   const short = dataPerBlock[0]!;
-  const result = new Uint8Array(data.length + eccPerBlock * blocks);
+  const result = out;
   let longBlocks = 0;
   for (let block = 0, start = 0; block < blocks; block += 1) {
     const length = dataPerBlock[block]!;

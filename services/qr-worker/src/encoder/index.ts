@@ -10,6 +10,7 @@ import { MAX_VERSION, MIN_VERSION, dataCodewordCount } from './level-m-tables.ts
 import { bestMask, maskedRows } from './mask-penalty.ts';
 import { segment, totalBits, type Segment } from './segmentation.ts';
 import { EncodedSymbol, type QrSymbol } from './symbol.ts';
+import { scratchFor } from './scratch.ts';
 import { placeCodewords, symbolTemplate } from './symbol-template.ts';
 
 export { MAX_VERSION } from './level-m-tables.ts';
@@ -31,8 +32,9 @@ function chooseVersion(text: string): { version: number; segments: Segment[] } |
 /** Encodes given segments at a given version (they must fit it). */
 export function encodeSegments(text: string, segments: readonly Segment[], version: number): QrSymbol {
   const template = symbolTemplate(version);
-  const codewords = interleavedCodewords(dataCodewords(text, segments, version), version);
-  const unmasked = placeCodewords(template, codewords);
+  const scratch = scratchFor(version);
+  const codewords = interleavedCodewords(dataCodewords(text, segments, version, scratch.data), version, scratch.codewords);
+  const unmasked = placeCodewords(template, codewords, scratch.unmasked);
   const mask = bestMask(template, unmasked.rows, unmasked.columns);
   return new EncodedSymbol(version, template.size, mask, maskedRows(template, unmasked.rows, mask));
 }

@@ -13,6 +13,7 @@
  * pass), then columns (N1, N3); every part is non-negative, so a mask is dropped as soon as its
  * running score can no longer beat the best one so far.
  */
+import { pooledInt32Array } from './int32-pool.ts';
 import { popcount } from './popcount.ts';
 import { MASK_COUNT, type SymbolTemplate } from './symbol-template.ts';
 
@@ -158,10 +159,10 @@ export function bestMask(template: SymbolTemplate, rows: Int32Array, columns: In
   return best;
 }
 
-/** The symbol's rows under `mask`, in a fresh array. */
+/** The symbol's rows under `mask`, in an array of their own. */
 export function maskedRows(template: SymbolTemplate, rows: Int32Array, mask: number): Int32Array {
   const maskRows = template.maskRows[mask]!;
-  const result = new Int32Array(rows.length);
+  const result = pooledInt32Array(rows.length);
   for (let i = 0; i < rows.length; i += 1) result[i] = rows[i]! ^ maskRows[i]!;
   return result;
 }

@@ -195,14 +195,25 @@ export function symbolTemplate(version: number): SymbolTemplate {
   return template;
 }
 
+/** A symbol as packed rows and as packed columns (two words per line each). */
+export interface PackedLines {
+  rows: Int32Array;
+  columns: Int32Array;
+}
+
 /**
- * The unmasked symbol: function patterns plus the codewords' bits; remainder bits stay light. The
+ * The unmasked symbol, in `out` (fresh arrays unless given): function patterns plus the codewords' bits; remainder bits stay light. The
  * codewords are read as one bit stream, a byte at a time, and every unit's bits are ORed in light
  * or dark alike: a branch per bit mispredicted about half the time, codeword bits being as good as
  * random.
  */
-export function placeCodewords(template: SymbolTemplate, codewords: Uint8Array): { rows: Int32Array; columns: Int32Array } {
-  const rows = template.functionRows.slice();
+export function placeCodewords(
+  template: SymbolTemplate,
+  codewords: Uint8Array,
+  out: PackedLines = { rows: new Int32Array(2 * template.size), columns: new Int32Array(2 * template.size) },
+): PackedLines {
+  const { rows, columns } = out;
+  rows.set(template.functionRows);
   const { unitWords, unitShifts, unitBits } = template;
   let pending = 0;
   let available = 0;
@@ -216,5 +227,6 @@ export function placeCodewords(template: SymbolTemplate, codewords: Uint8Array):
     available -= bits;
     rows[unitWords[unit]!]! |= ((pending >>> available) & ((1 << bits) - 1)) << unitShifts[unit]!;
   }
-  return { rows, columns: transposeLines(rows, template.size) };
+  transposeLines(rows, template.size, columns);
+  return out;
 }
