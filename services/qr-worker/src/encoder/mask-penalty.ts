@@ -14,7 +14,7 @@
  * running score can no longer beat the best one so far.
  */
 import { pooledInt32Array } from './int32-pool.ts';
-import { popcount } from './popcount.ts';
+import { popcount2 } from './popcount.ts';
 import { MASK_COUNT, type SymbolTemplate } from './symbol-template.ts';
 
 /** Low word of a two-word line shifted towards bit 0 by `k` (1..31); the high word is just `hi >>> k`. */
@@ -33,35 +33,38 @@ interface LineMasks {
 }
 
 /**
- * N1 from a line's `same` bits (same[x]: module x equals module x + 1): four[x] marks modules
- * x .. x + 4 of one colour, so a run of 5 + k has 1 + k such x, and one run start, and scores 3 + k.
+ * N1 and N3 of one line, given its `same` bits (same[x]: module x equals module x + 1).
+ *
+ * N1: four[x] marks modules x .. x + 4 of one colour, so a run of 5 + k modules has 1 + k such x
+ * in a row, from its first module; widened by two towards the run's end they are 3 + k bits, its
+ * score, and widened runs never touch (the next run starts after this one's last module). One
+ * count of set bits instead of counting the x and, separately, the runs.
+ *
+ * N3: finder[x] (modules x .. x + 6 read 1011101) is spelt with the `same` bits: dark at x, a
+ * change at x and at x + 1, no change at x + 2 and x + 3, a change at x + 4 and x + 5; fewer
+ * shifts than testing the seven modules, and most lines stop there.
  */
-function runScore(sameLo: number, sameHi: number): number {
+function lineScore(lo: number, hi: number, sameLo: number, sameHi: number, masks: LineMasks): number {
   const twoLo = sameLo & shiftedLow(sameLo, sameHi, 1);
   const twoHi = sameHi & (sameHi >>> 1);
   const fourLo = twoLo & shiftedLow(twoLo, twoHi, 2);
   const fourHi = twoHi & (twoHi >>> 2);
-  if ((fourLo | fourHi) === 0) return 0;
-  const startLo = fourLo & ~(fourLo << 1);
-  const startHi = fourHi & ~((fourHi << 1) | (fourLo >>> 31));
-  return popcount(fourLo) + popcount(fourHi) + 2 * (popcount(startLo) + popcount(startHi));
-}
+  const widenedLo = fourLo | (fourLo << 1) | (fourLo << 2);
+  const widenedHi = fourHi | (fourHi << 1) | (fourHi << 2) | (fourLo >>> 31) | (fourLo >>> 30);
+  const runs = popcount2(widenedLo, widenedHi);
 
-/**
- * N3 patterns in a line. finder[x] (modules x .. x + 6 read 1011101) is spelt with the `same`
- * bits: dark at x, a change at x and at x + 1, no change at x + 2 and x + 3, a change at x + 4 and
- * x + 5; fewer shifts than testing the seven modules, and most lines stop there.
- */
-function finderCount(lo: number, hi: number, sameLo: number, sameHi: number, masks: LineMasks): number {
   const changeLo = ~sameLo & masks.pairLo;
   const changeHi = ~sameHi & masks.pairHi;
   const twoChangesLo = changeLo & shiftedLow(changeLo, changeHi, 1);
   const twoChangesHi = changeHi & (changeHi >>> 1);
-  const twoSameLo = sameLo & shiftedLow(sameLo, sameHi, 1);
-  const twoSameHi = sameHi & (sameHi >>> 1);
-  const finderLo = lo & twoChangesLo & shiftedLow(twoSameLo, twoSameHi, 2) & shiftedLow(twoChangesLo, twoChangesHi, 4);
-  const finderHi = hi & twoChangesHi & (twoSameHi >>> 2) & (twoChangesHi >>> 4);
-  if ((finderLo | finderHi) === 0) return 0;
+  const finderLo = lo & twoChangesLo & shiftedLow(twoLo, twoHi, 2) & shiftedLow(twoChangesLo, twoChangesHi, 4);
+  const finderHi = hi & twoChangesHi & (twoHi >>> 2) & (twoChangesHi >>> 4);
+  if ((finderLo | finderHi) === 0) return runs;
+  return runs + 40 * finderLikeCount(lo, hi, finderLo, finderHi, masks);
+}
+
+/** Finder patterns (1011101) with four light modules before or after them inside the line. */
+function finderLikeCount(lo: number, hi: number, finderLo: number, finderHi: number, masks: LineMasks): number {
   // four[x]: modules x .. x + 3 are light (bits past the line are never light).
   const lightLo = ~lo & masks.validLo;
   const lightHi = ~hi & masks.validHi;
@@ -73,7 +76,7 @@ function finderCount(lo: number, hi: number, sameLo: number, sameHi: number, mas
   const beforeHi = fourHi & (finderHi >>> 4);
   const afterLo = finderLo & shiftedLow(fourLo, fourHi, 7);
   const afterHi = finderHi & (fourHi >>> 7);
-  return popcount(beforeLo) + popcount(beforeHi) + popcount(afterLo) + popcount(afterHi);
+  return popcount2(beforeLo, beforeHi) + popcount2(afterLo, afterHi);
 }
 
 /**
@@ -92,10 +95,10 @@ function rowScore(rows: Int32Array, mask: Int32Array, size: number, masks: LineM
     const hi = rows[i + 1]! ^ mask[i + 1]!;
     const sameLo = ~(lo ^ shiftedLow(lo, hi, 1)) & masks.pairLo;
     const sameHi = ~(hi ^ (hi >>> 1)) & masks.pairHi;
-    score += runScore(sameLo, sameHi) + 40 * finderCount(lo, hi, sameLo, sameHi, masks);
+    score += lineScore(lo, hi, sameLo, sameHi, masks);
     // N2: a block at x where this row equals the one above at x and both rows repeat from x to x + 1.
-    if (i > 0) score += 3 * (popcount(~(upperLo ^ lo) & upperSameLo & sameLo) + popcount(~(upperHi ^ hi) & upperSameHi & sameHi));
-    dark += popcount(lo) + popcount(hi);
+    if (i > 0) score += 3 * popcount2(~(upperLo ^ lo) & upperSameLo & sameLo, ~(upperHi ^ hi) & upperSameHi & sameHi);
+    dark += popcount2(lo, hi);
     if (score >= limit) return score;
     upperLo = lo;
     upperHi = hi;
@@ -114,7 +117,7 @@ function columnScore(columns: Int32Array, mask: Int32Array, size: number, masks:
     const hi = columns[i + 1]! ^ mask[i + 1]!;
     const sameLo = ~(lo ^ shiftedLow(lo, hi, 1)) & masks.pairLo;
     const sameHi = ~(hi ^ (hi >>> 1)) & masks.pairHi;
-    score += runScore(sameLo, sameHi) + 40 * finderCount(lo, hi, sameLo, sameHi, masks);
+    score += lineScore(lo, hi, sameLo, sameHi, masks);
     if (score >= limit) return score;
   }
   return score;
