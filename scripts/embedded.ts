@@ -8,7 +8,7 @@ import { MemoryListQueue, MemoryListStore } from '@svc/lists';
 import { MemoryMeter } from '@svc/metering';
 import { createGatewayMetrics, createLogger, createRegistry } from '@svc/telemetry';
 import { MemoryKeyStore, buildGateway, generateApiKey, type GatewayApp } from '@svc/gateway';
-import { qrInProcessHandler } from '@svc/qr-worker';
+import { qrJobHandler } from '@svc/qr-worker';
 import {
   JANITOR_INTERVAL_MS,
   LocalPriorityLimiter,
@@ -36,7 +36,7 @@ export interface Embedded {
 
 /** The workers of embedded mode; tests may replace them. Batches and lists share session slots. */
 export const defaultHandlers = (config: Config, registry: Registry, limiter?: PrioritySessionLimiter): RegisteredHandler[] => [
-  qrInProcessHandler,
+  qrJobHandler,
   createVerifyHandler({ config, registry, ...(limiter === undefined ? {} : { limiter: limiter.for('batch') }) }),
 ];
 

@@ -7,14 +7,8 @@ import { renderSvg } from './svg.ts';
 export const SVG_CONTENT_TYPE = 'image/svg+xml; charset=utf-8';
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/**
- * How an SVG body is answered: `text` to cross a queue (JSON), `bytes` in process, where a Buffer
- * goes to the socket as it is (the job contract's `body`).
- */
-export type SvgBody = 'text' | 'bytes';
-
 /** Renders one QR job; pure and synchronous (the bare-render benchmark calls it in a loop). */
-export function renderQr(payload: QrJobPayload, svgBody: SvgBody = 'text'): QrJobResult {
+export function renderQr(payload: QrJobPayload): QrJobResult {
   const matrix = encodeText(payload.data);
   if (matrix === undefined) {
     return {
@@ -29,7 +23,6 @@ export function renderQr(payload: QrJobPayload, svgBody: SvgBody = 'text'): QrJo
   const common = { ok: true as const, version: matrix.version, size: matrix.size, margin: payload.margin, format: payload.format };
   if (payload.format === 'json')
     return { ...common, contentType: JSON_CONTENT_TYPE, body: JSON.stringify(matrixBody(matrix, payload.margin)) };
-  const text = renderSvg(matrix, payload);
-  const svg = { ...common, contentType: SVG_CONTENT_TYPE, body: svgBody === 'text' ? text : Buffer.from(text, 'latin1') };
+  const svg = { ...common, contentType: SVG_CONTENT_TYPE, body: renderSvg(matrix, payload) };
   return payload.png === true ? { ...svg, png: renderPng(matrix, payload).toString('base64') } : svg;
 }

@@ -4,7 +4,7 @@
  * Arguments are the REST query parameters as JSON values; the operations (operations/qr-*.ts)
  * validate them, run the job and refuse alike through both doors: this file presents the code.
  */
-import { OPERATIONS, qrBodyText, qrToolOutputSchema } from '@svc/contracts';
+import { OPERATIONS, qrToolOutputSchema } from '@svc/contracts';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { QrCode, QrOperation } from '../operations/qr-code.ts';
 import { qrGenerate } from '../operations/qr-generate.ts';
@@ -50,7 +50,7 @@ export const QR_SERVER_INSTRUCTIONS = `QR codes as PNG images and SVG. Use ${OPE
 
 /** The code as the tool answers it: the structured result, a PNG image block, then the SVG as text. */
 function codeOutput(code: QrCode): ToolOutput {
-  const structured = qrToolOutputSchema.parse({ svg: qrBodyText(code.body), version: code.version, size: code.size, margin: code.margin });
+  const structured = qrToolOutputSchema.parse({ svg: code.body, version: code.version, size: code.size, margin: code.margin });
   // A worker that predates PNG rendering (a rolling upgrade) answers without it.
   if (code.png === undefined) throw new Error('the qr job answered without the PNG it was asked for');
   return { structured, content: [imageContent(code.png, 'image/png'), textContent(structured.svg)] };

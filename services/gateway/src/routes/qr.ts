@@ -2,13 +2,12 @@
  * The QR operations' REST door: `GET /v1/qr/qr` and `GET /v1/qr/wifi`. The query string is the
  * operation's input; the rendered code is answered as its body (SVG or the JSON matrix).
  */
-import type { FastifyReply } from 'fastify';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { MATRIX_EXAMPLE, QR_PARAMETER_ERRORS, SVG_EXAMPLE, WIFI_PARAMETER_ERRORS, type ErrorExamples } from '../openapi-examples.ts';
 import { meteredResponses, qrMatrixSchema, svgSchema } from '../openapi-schemas.ts';
 import { callOf, type JobRunner } from '../operation.ts';
 import { start } from '../operations/operation.ts';
-import type { QrCode, QrOperation } from '../operations/qr-code.ts';
+import type { QrOperation } from '../operations/qr-code.ts';
 import { qrGenerate } from '../operations/qr-generate.ts';
 import { qrWifi } from '../operations/qr-wifi.ts';
 import { validated } from '../plugins/validation.ts';
@@ -55,12 +54,6 @@ const QR_SUCCESS = {
   },
 };
 
-/**
- * Sends the rendered code: its body is text, or in process the SVG's bytes (the QR job's `body`),
- * which the schema above documents as the text they are on the wire.
- */
-const sendCode = (reply: FastifyReply, code: QrCode): FastifyReply => reply.type(code.contentType).send(code.body);
-
 export const qrRoutes: FastifyPluginCallbackZod<{ runner: JobRunner }> = (app, options, done) => {
   for (const route of QR_ROUTES) {
     const { operation } = route;
@@ -87,7 +80,7 @@ export const qrRoutes: FastifyPluginCallbackZod<{ runner: JobRunner }> = (app, o
         // promise of ours around it (the in-process QR job settles on the spot; see bench:qr).
         const code = operation.answer(request.query, await start(operation, options.runner, request.query, callOf(request)));
         await app.charge(request, reply);
-        return sendCode(reply, code);
+        return reply.type(code.contentType).send(code.body);
       },
     );
   }

@@ -35,13 +35,7 @@ export const qrJobResultSchema = z.discriminatedUnion('ok', [
     margin: z.number().int(),
     format: z.enum(['svg', 'json']),
     contentType: z.string(),
-    /**
-     * The body: text as it crosses a queue, or (SVG, in process) the bytes themselves: a Buffer
-     * lives outside the JavaScript heap and goes to the socket as it is, where an SVG string was
-     * flattened, copied into the socket's write and kept long enough for the garbage collector to
-     * promote it (about 6 KB a call: `npm run bench:qr`, embedded, --trace-gc-nvp).
-     */
-    body: z.union([z.string(), z.custom<Buffer>((value) => Buffer.isBuffer(value), 'a Buffer')]),
+    body: z.string(),
     /** Base64 PNG of the same code, when the payload asked for it. */
     png: z.string().optional(),
   }),
@@ -55,8 +49,5 @@ export const qrJobResultSchema = z.discriminatedUnion('ok', [
   }),
 ]);
 export type QrJobResult = z.infer<typeof qrJobResultSchema>;
-
-/** A rendered body as text (the SVG of a tool's text block, a body sent over a queue). */
-export const qrBodyText = (body: string | Buffer): string => (typeof body === 'string' ? body : body.toString('latin1'));
 
 export const QR_JOB: JobKind<QrJobPayload, QrJobResult> = { name: 'qr', payload: qrJobPayloadSchema, result: qrJobResultSchema };
