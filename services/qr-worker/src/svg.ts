@@ -17,14 +17,16 @@ const fillAttributes = ({ fill, opacity }: { fill: string; opacity: number }) =>
   opacity >= 1 ? `fill="${fill}"` : `fill="${fill}" fill-opacity="${Number(opacity.toFixed(3))}"`;
 
 /**
- * Path text is written as ASCII bytes into one buffer: per run of dark modules
- * `M<x> <y>h<run>v1h-<run>z`. Building it from template strings cost as much CPU as encoding the
- * symbol; the digits are written inline (no helper closure per call), which took the path from
- * about 8 to 5 us for a version 6 symbol. Coordinates stay below 100 (57 modules plus two margins
- * of at most 20).
+ * The whole SVG is written as ASCII bytes into one reused buffer and read out as one string:
+ * template strings cost as much CPU as encoding the symbol, and a concatenated string is a rope
+ * that is flattened (copied again) when sent. Per run of dark modules the path says
+ * `M<x> <y>h<run>v1h-<run>z`, the runs found from the packed row words (a run start is a dark bit
+ * after a light one, its end a dark bit before a light one) rather than module by module.
+ * Coordinates stay below 100 (57 modules plus two margins of at most 20).
  */
-let pathBuffer = Buffer.alloc(32 * 1024);
+let svgBuffer = Buffer.alloc(32 * 1024);
 const MAX_RUN_BYTES = 'M00 00h00v1h-00z'.length;
+const TAIL = '"/></svg>';
 
 /** Writes `value` (0..99) at `at` in `out`; returns the position after it. */
 function writeNumber(out: Buffer, at: number, value: number): number {
@@ -38,39 +40,71 @@ function writeNumber(out: Buffer, at: number, value: number): number {
   return at + 2;
 }
 
-export function darkModulesPath(matrix: ModuleMatrix, margin: number): string {
-  const { size, modules } = matrix;
-  const bound = size * Math.ceil(size / 2) * MAX_RUN_BYTES;
-  if (pathBuffer.length < bound) pathBuffer = Buffer.alloc(bound);
-  const out = pathBuffer;
-  let length = 0;
+/** The index of the lowest set bit of a non-zero word. */
+const lowestBit = (word: number) => 31 - Math.clz32(word & -word);
+
+function writeRun(out: Buffer, at: number, x: number, y: number, run: number): number {
+  out[at++] = 0x4d; // M
+  at = writeNumber(out, at, x);
+  out[at++] = 0x20;
+  at = writeNumber(out, at, y);
+  out[at++] = 0x68; // h
+  at = writeNumber(out, at, run);
+  out[at++] = 0x76; // v
+  out[at++] = 0x31; // 1
+  out[at++] = 0x68; // h
+  out[at++] = 0x2d; // -
+  at = writeNumber(out, at, run);
+  out[at++] = 0x7a; // z
+  return at;
+}
+
+/** Writes the path data of the dark modules at `at` in `out` (which has room for it); returns the position after it. */
+function writePath(out: Buffer, at: number, matrix: ModuleMatrix, margin: number): number {
+  const { size, rows } = matrix;
   for (let y = 0; y < size; y += 1) {
-    const row = y * size;
-    let x = 0;
-    while (x < size) {
-      if (modules[row + x] !== 1) {
-        x += 1;
-        continue;
+    const lo = rows[2 * y]!;
+    const hi = rows[2 * y + 1]!;
+    // The k-th start pairs with the k-th end; lo's bits come before hi's.
+    let startsLo = lo & ~(lo << 1);
+    let startsHi = hi & ~((hi << 1) | (lo >>> 31));
+    let endsLo = lo & ~((lo >>> 1) | (hi << 31));
+    let endsHi = hi & ~(hi >>> 1);
+    while ((startsLo | startsHi) !== 0) {
+      let start: number;
+      if (startsLo !== 0) {
+        start = lowestBit(startsLo);
+        startsLo &= startsLo - 1;
+      } else {
+        start = 32 + lowestBit(startsHi);
+        startsHi &= startsHi - 1;
       }
-      const start = x;
-      x += 1;
-      while (x < size && modules[row + x] === 1) x += 1;
-      const run = x - start;
-      out[length++] = 0x4d; // M
-      length = writeNumber(out, length, start + margin);
-      out[length++] = 0x20;
-      length = writeNumber(out, length, y + margin);
-      out[length++] = 0x68; // h
-      length = writeNumber(out, length, run);
-      out[length++] = 0x76; // v
-      out[length++] = 0x31; // 1
-      out[length++] = 0x68; // h
-      out[length++] = 0x2d; // -
-      length = writeNumber(out, length, run);
-      out[length++] = 0x7a; // z
+      let end: number;
+      if (endsLo !== 0) {
+        end = lowestBit(endsLo);
+        endsLo &= endsLo - 1;
+      } else {
+        end = 32 + lowestBit(endsHi);
+        endsHi &= endsHi - 1;
+      }
+      at = writeRun(out, at, start + margin, y + margin, end + 1 - start);
     }
   }
-  return out.toString('latin1', 0, length);
+  return at;
+}
+
+/** Room for the path of any symbol of `size` (at most one run per two modules of a row). */
+const pathBound = (size: number) => size * Math.ceil(size / 2) * MAX_RUN_BYTES;
+
+function bufferFor(bytes: number): Buffer {
+  if (svgBuffer.length < bytes) svgBuffer = Buffer.alloc(bytes);
+  return svgBuffer;
+}
+
+/** The path data alone (`d`), for tests. */
+export function darkModulesPath(matrix: ModuleMatrix, margin: number): string {
+  const out = bufferFor(pathBound(matrix.size));
+  return out.toString('latin1', 0, writePath(out, 0, matrix, margin));
 }
 
 export function renderSvg(matrix: ModuleMatrix, options: { scale: number; margin: number; dark: string; light: string }): string {
@@ -79,8 +113,10 @@ export function renderSvg(matrix: ModuleMatrix, options: { scale: number; margin
   const light = paint(options.light);
   const dark = paint(options.dark);
   const background = light.opacity === 0 ? '' : `<rect width="${modules}" height="${modules}" ${fillAttributes(light)}/>`;
-  return (
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${pixels}" height="${pixels}" viewBox="0 0 ${modules} ${modules}" shape-rendering="crispEdges">` +
-    `${background}<path ${fillAttributes(dark)} d="${darkModulesPath(matrix, options.margin)}"/></svg>`
-  );
+  const head = `<svg xmlns="http://www.w3.org/2000/svg" width="${pixels}" height="${pixels}" viewBox="0 0 ${modules} ${modules}" shape-rendering="crispEdges">${background}<path ${fillAttributes(dark)} d="`;
+  const out = bufferFor(head.length + pathBound(matrix.size) + TAIL.length);
+  let length = out.write(head, 0, 'latin1');
+  length = writePath(out, length, matrix, options.margin);
+  length += out.write(TAIL, length, 'latin1');
+  return out.toString('latin1', 0, length);
 }

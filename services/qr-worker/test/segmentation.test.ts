@@ -6,8 +6,10 @@ import {
   BYTE,
   NUMERIC,
   countBits,
+  optimalSegments,
   segment,
   segmentDataBits,
+  singleModeSegment,
   totalBits,
   type CountWidthClass,
   type Mode,
@@ -76,5 +78,32 @@ describe('segmentation', () => {
     ['upper-case URL', 'HTTPS://EXAMPLE.COM/ABC', [ALPHANUMERIC]],
   ])('%s', (_label, text, modes) => {
     expect(segment(text, 0).map((s) => s.mode)).toEqual(modes);
+  });
+
+  it('the one-mode fast path gives what the search gives, and is taken for digits only and for text without alphanumeric characters', () => {
+    const digits = fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 1, maxLength: 600, size: 'max' });
+    // No character of the alphanumeric set: lower case, punctuation outside it, UTF-8 of every length, surrogates (paired or lone).
+    const bytesOnly = fc.string({
+      unit: fc.constantFrom('a', 'z', '?', '=', '&', '_', '~', 'é', '漢', '🚀', '\ud800', '\udc00'),
+      minLength: 1,
+      maxLength: 300,
+      size: 'max',
+    });
+    const nearly = fc
+      .tuple(fc.oneof(digits, bytesOnly), fc.constantFrom('A', ' ', '7', 'a', '🚀'), fc.nat())
+      .map(([text, extra, at]) => text.slice(0, at % (text.length + 1)) + extra + text.slice(at % (text.length + 1)));
+    fc.assert(
+      fc.property(fc.oneof(digits, bytesOnly, nearly), fc.constantFrom<CountWidthClass>(0, 1), (text, widthClass) => {
+        expect(segment(text, widthClass)).toEqual(optimalSegments(text, widthClass));
+      }),
+      { numRuns: 3_000 },
+    );
+    fc.assert(
+      fc.property(fc.oneof(digits, bytesOnly), (text) => {
+        expect(singleModeSegment(text)).toBeDefined();
+      }),
+    );
+    expect(singleModeSegment('abc1')).toBeUndefined();
+    expect(singleModeSegment('12A')).toBeUndefined();
   });
 });

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createRedis, waitForRedis, type Redis } from '@svc/jobs/redis';
 import { dropPrefix, testRedisUrl, uniquePrefix } from '@svc/testkit';
 import { MemoryMeter, MeterLateError, RedisMeter, type ChargeCall, type Meter } from '../src/index.ts';
+import { newChargeId } from '../src/charge-recorder.ts';
 
 /** A call of `keyId` in 2026-11 under a new charge id (or the one given). */
 const call = (keyId: string, operation: OperationId, allowance: number, chargeId = randomUUID()): ChargeCall => ({
@@ -139,5 +140,13 @@ describe('redis meter give-up time', () => {
     // A negative window stands for a command that sat in a frozen primary's socket past it.
     await expect(new RedisMeter(redis, own, -5_000).record(call('k3', 'qr.generate', 0))).rejects.toBeInstanceOf(MeterLateError);
     expect(await new RedisMeter(redis, own).usage('k3', '2026-11')).toEqual({ 'qr.generate': { calls: 1, billableCalls: 1 } });
+  });
+});
+
+describe('charge ids', () => {
+  it('are distinct and short: a random prefix of 96 bits per process, then a sequence number', () => {
+    const ids = Array.from({ length: 50_000 }, () => newChargeId());
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.every((id) => /^[A-Za-z0-9_-]{16}\.[0-9a-z]+$/.test(id) && id.startsWith(ids[0]!.slice(0, 17)))).toBe(true);
   });
 });

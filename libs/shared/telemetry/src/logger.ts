@@ -120,6 +120,8 @@ function serializeError(error: Error): Record<string, unknown> {
 
 /** How long an access line may wait in its buffer before it is written. */
 export const ACCESS_LOG_FLUSH_MS = 200;
+/** Characters of access lines gathered before they are written in one system call. */
+export const ACCESS_LOG_BATCH_CHARS = 4096;
 
 /** The fields of one access line, all built by the gateway (the URL already redacted). */
 export interface AccessLine {
@@ -131,7 +133,6 @@ export interface AccessLine {
 }
 
 export interface AccessLog {
-  logger: Logger;
   /**
    * Writes one access line at level info (nothing below it): the line pino would write for
    * `logger.info(line, message)`, built here as one string. pino's generic path (level and mixin
@@ -145,35 +146,54 @@ export interface AccessLog {
 
 /**
  * The gateway's access log: one line per request, whose fields the gateway builds itself (the URL
- * through `redactUrl`, no headers, no body), so it goes without the redaction paths and the message
- * hook every other line pays for. Lines are buffered and written synchronously by the 4 KiB, at
- * least every ACCESS_LOG_FLUSH_MS, and on close: at QR load an access line cost about 8 % of the
- * gateway's CPU (LOG_LEVEL info against warn, built embedded gateway), of which the system call
- * per line was a part. A process killed with SIGKILL can lose its last ACCESS_LOG_FLUSH_MS of
- * access lines; every other log line is written at once.
+ * through `redactUrl`, no headers, no body), so it goes without pino's redaction paths and message
+ * hook. Lines are gathered here and written by about ACCESS_LOG_BATCH_CHARS, at least every
+ * ACCESS_LOG_FLUSH_MS, and on close: at QR load an access line cost about 8 % of the gateway's
+ * CPU (LOG_LEVEL info against warn, built embedded gateway), of which the system call per line
+ * was a part. They are gathered here rather than in the destination's own buffer (sonic-boom's
+ * `minLength`), which measures the byte length of its whole pending text on every line: that
+ * flattened a growing string per request, about 4 KB of garbage each (allocation profile under
+ * bench:qr). A process killed with SIGKILL can lose its last ACCESS_LOG_FLUSH_MS of access lines;
+ * every other log line is written at once.
+ *
+ * `destination` (tests) receives each line at once.
  */
 export function createAccessLog(level: string, name: string, destination?: DestinationStream): AccessLog {
-  const options: LoggerOptions = { level, name };
-  const buffered =
-    destination === undefined ? pino.destination({ dest: 1, sync: true, minLength: 4096, periodicFlush: ACCESS_LOG_FLUSH_MS }) : undefined;
-  const logger = buffered === undefined ? pino(options, destination) : pino(options, buffered);
-  const out: DestinationStream = buffered ?? destination!;
-  const enabled = logger.isLevelEnabled('info');
+  const enabled = level !== 'silent' && (pino.levels.values[level] ?? 0) <= pino.levels.values.info!;
   // pino's order: level, time, its bindings (pid, hostname, name), the fields, the message.
   const bindings = `,"pid":${process.pid},"hostname":${JSON.stringify(hostname())},"name":${JSON.stringify(name)}`;
+  const format = (line: AccessLine, message: string) =>
+    `{"level":30,"time":${Date.now()}${bindings},"reqId":${JSON.stringify(line.reqId)},"method":${JSON.stringify(line.method)}` +
+    `,"url":${JSON.stringify(line.url)},"statusCode":${line.statusCode},"responseTime":${line.responseTime},"msg":${JSON.stringify(message)}}\n`;
+  if (destination !== undefined) {
+    return { write: (line, message) => void (enabled && destination.write(format(line, message))), close: () => undefined };
+  }
+  const out = pino.destination({ dest: 1, sync: true });
+  let pending = '';
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
+    out.write(text);
+  };
+  const flushLater = () => {
+    timer = undefined;
+    flush();
+  };
   return {
-    logger,
     write: (line, message) => {
       if (!enabled) return;
-      out.write(
-        `{"level":30,"time":${Date.now()}${bindings},"reqId":${JSON.stringify(line.reqId)},"method":${JSON.stringify(line.method)}` +
-          `,"url":${JSON.stringify(line.url)},"statusCode":${line.statusCode},"responseTime":${line.responseTime},"msg":${JSON.stringify(message)}}\n`,
-      );
+      pending += format(line, message);
+      if (pending.length >= ACCESS_LOG_BATCH_CHARS) flush();
+      else timer ??= setTimeout(flushLater, ACCESS_LOG_FLUSH_MS).unref();
     },
     close: () => {
-      if (buffered === undefined) return;
-      buffered.flushSync();
-      buffered.destroy();
+      clearTimeout(timer);
+      timer = undefined;
+      flush();
+      out.flushSync();
+      out.destroy();
     },
   };
 }

@@ -99,8 +99,8 @@ describe('the access log', () => {
       stdout
         .trim()
         .split('\n')
-        .map((line) => (JSON.parse(line) as { i: number }).i),
-    ).toEqual([0, 1, 2]);
+        .map((line) => (JSON.parse(line) as { reqId: string }).reqId),
+    ).toEqual(['r0', 'r1', 'r2']);
   });
 
   it(`brings a buffered line out while the process runs on (flushed every ${ACCESS_LOG_FLUSH_MS} ms)`, async () => {

@@ -3,7 +3,7 @@
  * split into blocks, error correction per block, then the blocks interleaved.
  */
 import { BitBuffer } from './bit-buffer.ts';
-import { blockStructure, dataCodewordCount } from './level-m-tables.ts';
+import { blockStructure, dataCodewordCount, totalCodewordCount } from './level-m-tables.ts';
 import { writeErrorCorrection } from './reed-solomon.ts';
 import { ALPHANUMERIC, ALPHANUMERIC_VALUE, MODE_INDICATOR, NUMERIC, countBits, countWidthClass, type Segment } from './segmentation.ts';
 
@@ -53,10 +53,18 @@ function writeUtf8(buffer: BitBuffer, text: string, start: number, end: number):
   }
 }
 
-/** The data codewords: segments, then the terminator, bit padding and pad bytes (all zero bits need no write). */
-export function dataCodewords(text: string, segments: readonly Segment[], version: number): Uint8Array {
+/**
+ * The data codewords: segments, then the terminator, bit padding and pad bytes (zero bits need no
+ * write), in `out` (of dataCodewordCount(version) bytes; a fresh array unless one is given).
+ */
+export function dataCodewords(
+  text: string,
+  segments: readonly Segment[],
+  version: number,
+  out: Uint8Array = new Uint8Array(dataCodewordCount(version)),
+): Uint8Array {
   const capacity = dataCodewordCount(version);
-  const buffer = new BitBuffer(capacity);
+  const buffer = new BitBuffer(out);
   const widthClass = countWidthClass(version);
   for (const segment of segments) {
     buffer.put(MODE_INDICATOR[segment.mode], 4);
@@ -66,30 +74,35 @@ export function dataCodewords(text: string, segments: readonly Segment[], versio
     else writeUtf8(buffer, text, segment.start, segment.end);
   }
   if (buffer.lengthInBits > capacity * 8) throw new RangeError(`${buffer.lengthInBits} bits do not fit version ${version}`);
+  buffer.flush();
   // A terminator of up to four zero bits, zeros to the byte boundary, then 0xec 0x11 alternately.
   const padStart = Math.min(capacity, Math.ceil((buffer.lengthInBits + 4) / 8));
   for (let i = padStart; i < capacity; i += 1) buffer.bytes[i] = (i - padStart) % 2 === 0 ? 0xec : 0x11;
   return buffer.bytes;
 }
 
-/** Data and error-correction codewords in the order they are placed in the symbol. */
-export function interleavedCodewords(data: Uint8Array, version: number): Uint8Array {
+/**
+ * Data and error-correction codewords in the order they are placed in the symbol: codeword i of
+ * every block in turn (group 2 blocks are one longer: their last codewords follow all the others),
+ * then the same for error correction, which is written straight into its interleaved places. In
+ * `out` (of totalCodewordCount(version) bytes; a fresh array unless one is given).
+ */
+export function interleavedCodewords(
+  data: Uint8Array,
+  version: number,
+  out: Uint8Array = new Uint8Array(totalCodewordCount(version)),
+): Uint8Array {
   const { eccPerBlock, dataPerBlock } = blockStructure(version);
-  const blockCount = dataPerBlock.length;
-  const ecc = new Uint8Array(eccPerBlock * blockCount);
-  const blockStarts: number[] = [];
-  for (let block = 0, offset = 0; block < blockCount; offset += dataPerBlock[block]!, block += 1) {
-    blockStarts.push(offset);
-    writeErrorCorrection(data.subarray(offset, offset + dataPerBlock[block]!), eccPerBlock, ecc, block * eccPerBlock);
-  }
-  // Codeword i of every block in turn (group 2 blocks are one longer), then the same for error correction.
-  const result = new Uint8Array(data.length + ecc.length);
-  let next = 0;
-  for (let i = 0; i < dataPerBlock[blockCount - 1]!; i += 1) {
-    for (let block = 0; block < blockCount; block += 1) if (i < dataPerBlock[block]!) result[next++] = data[blockStarts[block]! + i]!;
-  }
-  for (let i = 0; i < eccPerBlock; i += 1) {
-    for (let block = 0; block < blockCount; block += 1) result[next++] = ecc[block * eccPerBlock + i]!;
+  const blocks = dataPerBlock.length;
+  const short = dataPerBlock[0]!;
+  const result = out;
+  let longBlocks = 0;
+  for (let block = 0, start = 0; block < blocks; block += 1) {
+    const length = dataPerBlock[block]!;
+    for (let i = 0; i < short; i += 1) result[i * blocks + block] = data[start + i]!;
+    if (length > short) result[short * blocks + longBlocks++] = data[start + short]!;
+    writeErrorCorrection(data, start, start + length, eccPerBlock, result, data.length + block, blocks);
+    start += length;
   }
   return result;
 }

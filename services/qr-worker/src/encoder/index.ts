@@ -6,25 +6,16 @@
  * and JSON renderers live apart (../svg.ts, ../png.ts, ../matrix.ts) and see only the module matrix.
  */
 import { dataCodewords, interleavedCodewords } from './codewords.ts';
-import { MAX_VERSION, MIN_VERSION, dataCodewordCount, symbolSize } from './level-m-tables.ts';
-import { applyBestMask } from './mask-penalty.ts';
+import { MAX_VERSION, MIN_VERSION, dataCodewordCount } from './level-m-tables.ts';
+import { bestMask, maskedRows } from './mask-penalty.ts';
 import { segment, totalBits, type Segment } from './segmentation.ts';
+import { EncodedSymbol, type QrSymbol } from './symbol.ts';
+import { scratchFor } from './scratch.ts';
 import { placeCodewords, symbolTemplate } from './symbol-template.ts';
 
 export { MAX_VERSION } from './level-m-tables.ts';
 export { BYTE, NUMERIC, ALPHANUMERIC, type Mode, type Segment } from './segmentation.ts';
-
-/** What the renderers draw. */
-export interface ModuleMatrix {
-  version: number;
-  size: number;
-  /** Row-major, `size * size` entries, 1 = dark. */
-  modules: Uint8Array;
-}
-
-export interface QrSymbol extends ModuleMatrix {
-  mask: number;
-}
+export type { ModuleMatrix, QrSymbol } from './symbol.ts';
 
 /** The smallest version and its segments, or undefined when the text needs more than version 10. */
 function chooseVersion(text: string): { version: number; segments: Segment[] } | undefined {
@@ -41,20 +32,11 @@ function chooseVersion(text: string): { version: number; segments: Segment[] } |
 /** Encodes given segments at a given version (they must fit it). */
 export function encodeSegments(text: string, segments: readonly Segment[], version: number): QrSymbol {
   const template = symbolTemplate(version);
-  const codewords = interleavedCodewords(dataCodewords(text, segments, version), version);
-  const unmasked = placeCodewords(template, codewords);
-  const { mask, rows } = applyBestMask(template, unmasked.rows, unmasked.columns);
-  const size = symbolSize(version);
-  const modules = new Uint8Array(size * size);
-  // A row's two words unpacked one after the other: no word index per module.
-  const low = Math.min(size, 32);
-  for (let row = 0, at = 0; row < size; row += 1) {
-    const lo = rows[2 * row]!;
-    const hi = rows[2 * row + 1]!;
-    for (let column = 0; column < low; column += 1) modules[at++] = (lo >>> column) & 1;
-    for (let column = 32; column < size; column += 1) modules[at++] = (hi >>> (column - 32)) & 1;
-  }
-  return { version, size, mask, modules };
+  const scratch = scratchFor(version);
+  const codewords = interleavedCodewords(dataCodewords(text, segments, version, scratch.data), version, scratch.codewords);
+  const unmasked = placeCodewords(template, codewords, scratch.unmasked);
+  const mask = bestMask(template, unmasked.rows, unmasked.columns);
+  return new EncodedSymbol(version, template.size, mask, maskedRows(template, unmasked.rows, mask));
 }
 
 /** The symbol of `text`, or undefined when it needs more than version 10. */

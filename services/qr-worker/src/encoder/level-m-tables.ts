@@ -40,6 +40,12 @@ export function dataCodewordCount(version: number): number {
   return blockStructure(version).dataPerBlock.reduce((sum, count) => sum + count, 0);
 }
 
+/** Data and error-correction codewords together. */
+export function totalCodewordCount(version: number): number {
+  const { eccPerBlock, dataPerBlock } = blockStructure(version);
+  return dataCodewordCount(version) + eccPerBlock * dataPerBlock.length;
+}
+
 /** Alignment pattern centre coordinates (the standard's annex E), used on both axes. */
 const ALIGNMENT_CENTRES: readonly (readonly number[])[] = [
   [],

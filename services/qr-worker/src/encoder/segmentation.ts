@@ -36,19 +36,14 @@ export const ALPHANUMERIC_VALUE: Int8Array = (() => {
   return values;
 })();
 
-const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
-const isLowSurrogate = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
-
-/** UTF-16 units taken by the code point at `index`: 2 for a surrogate pair, else 1. */
-function codePointWidth(text: string, index: number): 1 | 2 {
-  return isHighSurrogate(text.charCodeAt(index)) && isLowSurrogate(text.charCodeAt(index + 1)) ? 2 : 1;
-}
-
-/** UTF-8 bytes of the code point at `index` (a lone surrogate is written as U+FFFD, 3 bytes). */
-function utf8Length(unit: number, width: 1 | 2): number {
-  if (width === 2) return 4;
+/**
+ * UTF-8 bytes of the code point whose first UTF-16 unit is `unit` and next unit `next` (NaN past
+ * the end): 4 for a surrogate pair, 3 for a lone surrogate (written as U+FFFD).
+ */
+function utf8Length(unit: number, next: number): 1 | 2 | 3 | 4 {
   if (unit < 0x80) return 1;
-  return unit < 0x800 ? 2 : 3;
+  if (unit < 0x800) return 2;
+  return unit <= 0xdbff && unit >= 0xd800 && next >= 0xdc00 && next <= 0xdfff ? 4 : 3;
 }
 
 /** Exact bit length of a segment's data, without its mode and count fields. */
@@ -68,78 +63,148 @@ export function totalBits(segments: readonly Segment[], widthClass: CountWidthCl
 const UNREACHABLE = 1_000_000_000;
 const MODES: readonly Mode[] = [NUMERIC, ALPHANUMERIC, BYTE];
 
+/**
+ * Per-call scratch, kept between calls and grown to the longest text seen (at most 1,600 UTF-16
+ * units): the search is synchronous, and fresh arrays per call were a measurable share of it.
+ * modeOf[3 * k + open]: the mode of code point k on the cheapest path that leaves `open` open after
+ * it; start[k] and bytes[k]: code point k's UTF-16 offset and UTF-8 length.
+ */
+let modeOf = new Uint8Array(3 * 256);
+let start = new Int32Array(257);
+let bytes = new Uint8Array(256);
+
+function reserve(units: number): void {
+  if (bytes.length >= units) return;
+  modeOf = new Uint8Array(3 * units);
+  start = new Int32Array(units + 1);
+  bytes = new Uint8Array(units);
+}
+
+/** The cost in sixths of a bit rounded up to a whole bit, or UNREACHABLE. */
+const wholeBits = (cost: number) => (cost >= UNREACHABLE ? UNREACHABLE : Math.ceil(cost / 6) * 6);
+
+/** The cheapest segmentation of `text` for one width of the count fields. */
 export function segment(text: string, widthClass: CountWidthClass): Segment[] {
-  const header = Int32Array.from(MODES, (mode) => 6 * (4 + countBits(mode, widthClass)));
-  // cost[mode]: the cheapest encoding of the code points so far that leaves a `mode` segment open.
-  const cost = Int32Array.from(header);
-  // modeOf[3 * k + open]: the mode of code point k on the cheapest path that leaves `open` open after it.
-  const modeOf: Mode[] = [];
-  const starts: number[] = [];
+  const single = singleModeSegment(text);
+  return single === undefined ? optimalSegments(text, widthClass) : [single];
+}
+
+/**
+ * The one segment of a text of digits only, or of characters none of which the alphanumeric set
+ * has (so bytes only), found by a scan instead of the search; undefined for any other text. Each
+ * is the only cheapest segmentation, so the search would give it too: with no alphanumeric
+ * character, bytes are the only mode and another byte segment only adds a header; with digits
+ * only, numeric data (ceil(10n / 3) bits) is the least of the three modes' for any n digits and
+ * every other split adds a header of 12 or more bits.
+ */
+export function singleModeSegment(text: string): Segment | undefined {
+  let digits = 0;
+  let utf8 = 0;
   for (let index = 0; index < text.length;) {
     const unit = text.charCodeAt(index);
-    const width = codePointWidth(text, index);
-    starts.push(index);
-    index += width;
+    const value = unit < 128 ? ALPHANUMERIC_VALUE[unit]! : -1;
+    if (value >= 10) return undefined;
+    if (value >= 0) digits += 1;
+    const length = utf8Length(unit, text.charCodeAt(index + 1));
+    utf8 += length;
+    index += length === 4 ? 2 : 1;
+    if (digits > 0 && digits !== utf8) return undefined;
+  }
+  if (text.length === 0) return undefined;
+  return digits > 0
+    ? { mode: NUMERIC, start: 0, end: text.length, count: digits }
+    : { mode: BYTE, start: 0, end: text.length, count: utf8 };
+}
+
+/** The search over every mode per code point (dynamic programming, see the top of this file). */
+export function optimalSegments(text: string, widthClass: CountWidthClass): Segment[] {
+  reserve(text.length);
+  const numericHeader = 6 * (4 + countBits(NUMERIC, widthClass));
+  const alphanumericHeader = 6 * (4 + countBits(ALPHANUMERIC, widthClass));
+  const byteHeader = 6 * (4 + countBits(BYTE, widthClass));
+  // The cheapest encoding of the code points so far that leaves a segment of that mode open.
+  let numeric = numericHeader;
+  let alphanumeric = alphanumericHeader;
+  let byte = byteHeader;
+  let points = 0;
+  for (let index = 0; index < text.length; points += 1) {
+    const unit = text.charCodeAt(index);
+    const length = utf8Length(unit, text.charCodeAt(index + 1));
+    start[points] = index;
+    bytes[points] = length;
+    index += length === 4 ? 2 : 1;
     const value = unit < 128 ? ALPHANUMERIC_VALUE[unit]! : -1;
     // Continue each open segment with this code point.
-    cost[NUMERIC] = value >= 0 && value < 10 ? cost[NUMERIC]! + 20 : UNREACHABLE;
-    cost[ALPHANUMERIC] = value >= 0 ? cost[ALPHANUMERIC]! + 33 : UNREACHABLE;
-    cost[BYTE] = cost[BYTE]! + 48 * utf8Length(unit, width);
+    numeric = value >= 0 && value < 10 ? numeric + 20 : UNREACHABLE;
+    alphanumeric = value >= 0 ? alphanumeric + 33 : UNREACHABLE;
+    byte += 48 * length;
+    const at = 3 * points;
     if (index >= text.length) {
-      modeOf.push(NUMERIC, ALPHANUMERIC, BYTE);
+      modeOf[at + NUMERIC] = NUMERIC;
+      modeOf[at + ALPHANUMERIC] = ALPHANUMERIC;
+      modeOf[at + BYTE] = BYTE;
+      points += 1;
       break;
     }
-    // Or end the cheapest other segment here and open this mode for the next code point.
-    const numericEnd = cost[NUMERIC] >= UNREACHABLE ? UNREACHABLE : Math.ceil(cost[NUMERIC] / 6) * 6;
-    const alphanumericEnd = cost[ALPHANUMERIC] >= UNREACHABLE ? UNREACHABLE : Math.ceil(cost[ALPHANUMERIC] / 6) * 6;
-    const byteEnd = Math.ceil(cost[BYTE] / 6) * 6;
-    modeOf.push(
-      open(cost, NUMERIC, header[NUMERIC]!, ALPHANUMERIC, alphanumericEnd, BYTE, byteEnd),
-      open(cost, ALPHANUMERIC, header[ALPHANUMERIC]!, NUMERIC, numericEnd, BYTE, byteEnd),
-      open(cost, BYTE, header[BYTE]!, NUMERIC, numericEnd, ALPHANUMERIC, alphanumericEnd),
-    );
+    // Or end the cheapest other segment here and open this mode for the next code point; on a tie
+    // the segment stays open, then the first of the other two modes (numeric, alphanumeric, byte) wins.
+    const numericEnd = wholeBits(numeric);
+    const alphanumericEnd = wholeBits(alphanumeric);
+    const byteEnd = wholeBits(byte);
+    let from: Mode = NUMERIC;
+    if (alphanumericEnd + numericHeader < numeric) {
+      numeric = alphanumericEnd + numericHeader;
+      from = ALPHANUMERIC;
+    }
+    if (byteEnd + numericHeader < numeric) {
+      numeric = byteEnd + numericHeader;
+      from = BYTE;
+    }
+    modeOf[at + NUMERIC] = from;
+    from = ALPHANUMERIC;
+    if (numericEnd + alphanumericHeader < alphanumeric) {
+      alphanumeric = numericEnd + alphanumericHeader;
+      from = NUMERIC;
+    }
+    if (byteEnd + alphanumericHeader < alphanumeric) {
+      alphanumeric = byteEnd + alphanumericHeader;
+      from = BYTE;
+    }
+    modeOf[at + ALPHANUMERIC] = from;
+    from = BYTE;
+    if (numericEnd + byteHeader < byte) {
+      byte = numericEnd + byteHeader;
+      from = NUMERIC;
+    }
+    if (alphanumericEnd + byteHeader < byte) {
+      byte = alphanumericEnd + byteHeader;
+      from = ALPHANUMERIC;
+    }
+    modeOf[at + BYTE] = from;
   }
-  starts.push(text.length);
-  return segmentsFromPath(text, modeOf, starts, cheapest(cost));
+  start[points] = text.length;
+  // The cheapest final mode, the first on a tie.
+  let last: Mode = NUMERIC;
+  if (Math.ceil(alphanumeric / 6) < Math.ceil(numeric / 6)) last = ALPHANUMERIC;
+  if (Math.ceil(byte / 6) < Math.ceil((last === NUMERIC ? numeric : alphanumeric) / 6)) last = BYTE;
+  return segmentsFromPath(points, last);
 }
 
-/** Lowers cost[mode] when switching from one of the two other modes is cheaper; returns the mode switched from. */
-function open(cost: Int32Array, mode: Mode, header: number, first: Mode, firstEnd: number, second: Mode, secondEnd: number): Mode {
-  let from = mode;
-  if (firstEnd + header < cost[mode]!) {
-    cost[mode] = firstEnd + header;
-    from = first;
-  }
-  if (secondEnd + header < cost[mode]!) {
-    cost[mode] = secondEnd + header;
-    from = second;
-  }
-  return from;
-}
-
-function cheapest(cost: Int32Array): Mode {
-  let best: Mode = NUMERIC;
-  for (const mode of MODES) if (Math.ceil(cost[mode]! / 6) < Math.ceil(cost[best]! / 6)) best = mode;
-  return best;
-}
-
-function segmentsFromPath(text: string, modeOf: readonly Mode[], starts: readonly number[], last: Mode): Segment[] {
-  const points = starts.length - 1;
-  const modes: Mode[] = new Array<Mode>(points);
-  let open = last;
+/** Walks the path back from the last code point, then joins code points of one mode into segments. */
+function segmentsFromPath(points: number, last: Mode): Segment[] {
+  // modeOf's first entry of each code point is free once read: it takes the code point's mode.
+  let open: number = last;
   for (let k = points - 1; k >= 0; k -= 1) {
     open = modeOf[3 * k + open]!;
-    modes[k] = open;
+    modeOf[3 * k] = open;
   }
   const segments: Segment[] = [];
   for (let k = 0; k < points;) {
-    const mode = modes[k]!;
+    const mode = MODES[modeOf[3 * k]!]!;
     const first = k;
-    let bytes = 0;
-    for (; k < points && modes[k] === mode; k += 1) {
-      if (mode === BYTE) bytes += utf8Length(text.charCodeAt(starts[k]!), starts[k + 1]! - starts[k]! === 2 ? 2 : 1);
-    }
-    segments.push({ mode, start: starts[first]!, end: starts[k]!, count: mode === BYTE ? bytes : k - first });
+    let count = 0;
+    for (; k < points && modeOf[3 * k] === mode; k += 1) count += bytes[k]!;
+    segments.push({ mode, start: start[first]!, end: start[k]!, count: mode === BYTE ? count : k - first });
   }
   return segments;
 }
