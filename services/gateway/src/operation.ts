@@ -14,7 +14,13 @@ export interface CallContext {
   callerGone: AbortSignal;
 }
 
-export const callOf = (request: FastifyRequest): CallContext => ({ requestId: request.id, callerGone: request.callerGone });
+/** The request's call; its signal is read (and made) only by a transport that waits on it. */
+export const callOf = (request: FastifyRequest): CallContext => ({
+  requestId: request.id,
+  get callerGone() {
+    return request.callerGone;
+  },
+});
 
 export interface JobRunner {
   run<P, R>(operation: OperationId, kind: JobKind<P, R>, payload: P, call: CallContext): Promise<R>;
@@ -36,7 +42,9 @@ export function createJobRunner(transport: JobTransport, deadlines: Record<Opera
         const result = await transport.submit(kind, payload, {
           deadlineMs: deadlines[operation],
           requestId: call.requestId,
-          callerGone: call.callerGone,
+          get callerGone() {
+            return call.callerGone;
+          },
         });
         observe('completed');
         return result;

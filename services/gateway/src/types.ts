@@ -38,8 +38,15 @@ declare module 'fastify' {
     /** The billable operation this request performs, once known. */
     operation: OperationId | undefined;
     startedAt: number;
-    /** Aborted when the caller closes the connection before its answer was sent. */
+    /**
+     * Aborted when the caller closes the connection before its answer was sent. Made on first
+     * read (plugins/observability.ts): a QR call never reads it.
+     */
     callerGone: AbortSignal;
+    /** Whether the caller has closed the connection before its answer was sent (no signal made). */
+    callerLeft: boolean;
+    /** callerGone's controller, once it was read; observability.ts alone uses it. */
+    callerGoneController: AbortController | null;
   }
   /** What a route declares; the plugins act on it (never on the URL). */
   interface FastifyContextConfig {

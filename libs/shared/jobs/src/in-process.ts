@@ -5,14 +5,14 @@
  * the contract forbids fails here as it would over Redis. A caller that leaves cancels its job:
  * the handler's signal aborts.
  *
- * A job whose handler answers synchronously (QR rendering) is settled on the spot, by the same
- * rules (runJob's deadline and result checks, then the caller-gone check awaitJob makes), without
- * the deadline timer, the race and the listener a waiting job needs: under `npm run bench:qr`'s
- * load those were about 3 % of the embedded gateway's CPU.
+ * A job whose handler answers synchronously (QR rendering) is settled on the spot, by runJob's
+ * deadline and result checks, without the deadline timer, the race and the listener a waiting job
+ * needs (under `npm run bench:qr`'s load those were about 3 % of the embedded gateway's CPU), and
+ * without reading the caller's signal: nothing ran between the submit and its answer, and a caller
+ * who had left before is the door's to refuse (the gateway meters nothing for it).
  */
 import { ApiError } from '@svc/contracts';
 import { awaitJob, runJob, type JobKind, type JobTransport, type RegisteredHandler, type SubmitOptions } from './transport.ts';
-import { CallerGoneError } from './transport-errors.ts';
 
 export class InProcessTransport implements JobTransport {
   readonly kind = 'in-process' as const;
@@ -31,20 +31,21 @@ export class InProcessTransport implements JobTransport {
       throw new ApiError('service_unavailable', 'The service cannot take this job right now.', { headers: { 'Retry-After': '5' } });
     }
     const envelope = { payload, deadlineAt: Date.now() + options.deadlineMs, requestId: options.requestId };
-    const { callerGone } = options;
     let work: R | Promise<R>;
     try {
-      work = runJob(kind, handler.handle, payload, envelope, () =>
-        callerGone === undefined ? [this.shutdown.signal] : [this.shutdown.signal, callerGone],
-      );
+      // `callerGone` is read only by a handler that reads its own signal, or by a job that waits:
+      // a caller's signal may be made on first read (the gateway's is).
+      work = runJob(kind, handler.handle, payload, envelope, () => {
+        const { callerGone } = options;
+        return callerGone === undefined ? [this.shutdown.signal] : [this.shutdown.signal, callerGone];
+      });
     } catch (error) {
       // Failed on the spot: awaitJob turns it into the contract's error like any other failure.
       work = Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    if (!(work instanceof Promise)) {
-      if (callerGone?.aborted === true) throw new CallerGoneError();
-      return work;
-    }
+    // Settled on the spot: nothing ran between the submit and now, so a caller who left had left
+    // before the submit, and the door's own check (the gateway's metering) refuses to bill it.
+    if (!(work instanceof Promise)) return work;
     this.inFlight.add(work);
     void work.catch(() => undefined).finally(() => this.inFlight.delete(work));
 

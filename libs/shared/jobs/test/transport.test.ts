@@ -69,7 +69,7 @@ function sharedContract(name: string, make: () => Promise<{ transport: JobTransp
 
     it('a job a worker took and did not finish by the deadline gets the generic deadline message', async () => {
       // A deadline long enough for the worker to have taken the job even on a loaded machine.
-      const error = await rejection(submit(transport, { value: 'slow', delayMs: 5_000 }, 1_500));
+      const error = await rejection(submit(transport, { value: 'slow', delayMs: 6_000 }, 3_000));
       expect(error.code).toBe('timeout');
       expect(error.message).toBe('The job did not finish within the request deadline.');
     });

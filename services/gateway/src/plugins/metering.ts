@@ -80,7 +80,7 @@ function meteringPlugin(app: FastifyInstance, options: MeteringOptions, done: (e
     if (operation === undefined) throw new Error('charge() called on a request that carries no operation');
     if (named !== undefined && named !== operation) throw new Error(`charge(${named}) called on a request of ${operation}`);
     if (charged.has(request)) throw new Error(`charge() called twice on one request of ${operation}`);
-    if (request.callerGone.aborted) throw new CallerGoneError();
+    if (request.callerLeft) throw new CallerGoneError();
     // Decided now: a caller leaving from here on was there when its answer was ready.
     charged.add(request);
     const allowance = allowanceFor(operation, key.freeAllowance, options.freeAllowances);

@@ -1,0 +1,63 @@
+/**
+ * A caller that closes its connection before its answer: the request says so (`callerLeft`), the
+ * signal read before it left aborts, the one read after it left is born aborted, and a request
+ * whose caller stays never aborts its signal. The signal is made on first read only
+ * (plugins/observability.ts), so every case reads it at a different moment. Real sockets on a
+ * loopback port: `inject` has no connection to close.
+ */
+import { createAccessLog, createGatewayMetrics, createRegistry } from '@svc/telemetry';
+import Fastify, { type FastifyRequest } from 'fastify';
+import { connect } from 'node:net';
+import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import observabilityPlugin from '../../src/plugins/observability.ts';
+
+const seen: Array<{ readBefore: boolean | undefined; left: boolean; readAfter: boolean }> = [];
+const app = Fastify();
+await app.register(observabilityPlugin, {
+  metrics: createGatewayMetrics(createRegistry()),
+  accessLog: createAccessLog('warn', 'test', new Writable({ write: (_chunk, _encoding, callback) => callback() })),
+});
+/** Waits until the caller has left (or 1 s), reading the signal first when `early`. */
+async function watch(request: FastifyRequest, early: boolean): Promise<void> {
+  const before = early ? request.callerGone : undefined;
+  for (let waited = 0; waited < 1_000 && !request.callerLeft; waited += 20) await sleep(20);
+  seen.push({ readBefore: before?.aborted, left: request.callerLeft, readAfter: request.callerGone.aborted });
+}
+app.get('/early', async (request) => watch(request, true).then(() => 'done'));
+app.get('/late', async (request) => watch(request, false).then(() => 'done'));
+const origin = await app.listen({ port: 0, host: '127.0.0.1' });
+const { port } = new URL(origin);
+afterAll(() => app.close());
+
+/** Sends a request and closes the connection before any answer. */
+async function leave(path: string): Promise<void> {
+  const socket = connect(Number(port), '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.end(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+  socket.destroy();
+}
+
+describe('the caller-gone signal', () => {
+  it('aborts when read before the caller left, and is born aborted when read after', async () => {
+    seen.length = 0;
+    await leave('/early');
+    await leave('/late');
+    const deadline = Date.now() + 3_000;
+    while (seen.length < 2 && Date.now() < deadline) await sleep(20);
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        { readBefore: true, left: true, readAfter: true },
+        { readBefore: undefined, left: true, readAfter: true },
+      ]),
+    );
+  });
+
+  it('never aborts for a caller who stays for the answer', async () => {
+    seen.length = 0;
+    const answer = await fetch(`${origin}/early`, { signal: AbortSignal.timeout(5_000) });
+    expect(await answer.text()).toBe('done');
+    expect(seen).toEqual([{ readBefore: false, left: false, readAfter: false }]);
+  });
+});
