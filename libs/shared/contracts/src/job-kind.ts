@@ -9,4 +9,9 @@ export interface JobKind<P, R> {
   readonly name: string;
   readonly payload: z.ZodType<P>;
   readonly result: z.ZodType<R>;
+  /**
+   * Jobs of this kind are quick and all alike (tens of microseconds of CPU, no waiting), so under
+   * load a gateway may send several in one queue job (a bundle, `@svc/jobs`' job-bundles.ts).
+   */
+  readonly bundled?: boolean;
 }

@@ -15,7 +15,8 @@ import { errorKind, type Logger } from '@svc/telemetry';
 import { closeConnections, openQueue, startWorker, type DurableQueue } from './durable-queue.ts';
 import { queueConnection, queueErrorLog } from './queue-errors.ts';
 import { waitForRedis, writeProblem, type Redis, type RedisTarget } from './redis.ts';
-import { inboxKey, isInboxKey, ReplyInbox, sendReply, type Reply } from './reply-channel.ts';
+import { isBundle, JobSender, membersOf, type JobMember, type QueuedJobData, type SentJob } from './job-bundles.ts';
+import { inboxKey, isInboxKey, ReplyInbox, sendReplies, type Reply } from './reply-channel.ts';
 import { lockTimingFor } from './takeover.ts';
 import {
   awaitJob,
@@ -47,6 +48,11 @@ export * from './queue-errors.ts';
 export * from './retry.ts';
 export { inboxKey, REPLY_TTL_MS } from './reply-channel.ts';
 
+/** A queue this gateway submits to, and what sends its jobs (in bundles, for a bundled kind). */
+interface Producer extends DurableQueue {
+  sender: JobSender;
+}
+
 interface Waiter {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -55,8 +61,8 @@ interface Waiter {
 export interface BullTransportOptions {
   redis: RedisTarget;
   redisPrefix: string;
-  /** The kinds this gateway submits (only their queue names matter here). */
-  kinds: ReadonlyArray<Pick<JobKind<unknown, unknown>, 'name'>>;
+  /** The kinds this gateway submits (their queue names, and whether their jobs may travel in bundles). */
+  kinds: ReadonlyArray<Pick<JobKind<unknown, unknown>, 'name' | 'bundled'>>;
   /** Where Redis and queue errors go (rate-limited); the queue layer's own logger without. */
   logger?: Logger;
 }
@@ -69,7 +75,7 @@ export class BullTransport implements JobTransport {
   private constructor(
     private readonly client: Redis,
     inboxConnection: Redis,
-    private readonly producers: Map<string, DurableQueue>,
+    private readonly producers: Map<string, Producer>,
     gatewayId: string,
     options: BullTransportOptions,
   ) {
@@ -93,10 +99,12 @@ export class BullTransport implements JobTransport {
     // Queues are opened only now, on a ready connection, for the reason ReadyQueue gives
     // (durable-queue.ts): a queue opened in a Cluster's start-up gap refuses every job. Opened
     // here rather than at first use, so that a submit on the hot path awaits nothing more.
-    const producers = new Map<string, DurableQueue>();
+    const producers = new Map<string, Producer>();
     for (const kind of options.kinds) {
       // Each queue under its own hash tag (bullPrefix), opened by the durable-queue layer.
-      producers.set(kind.name, openQueue(kind.name, { connection: client, redisPrefix, ...(logger === undefined ? {} : { logger }) }));
+      const producer = openQueue(kind.name, { connection: client, redisPrefix, ...(logger === undefined ? {} : { logger }) });
+      const timeouts = { addMs: ENQUEUE_TIMEOUT_MS, withdrawMs: WITHDRAW_TIMEOUT_MS };
+      producers.set(kind.name, { ...producer, sender: new JobSender(producer.queue, kind.bundled === true, timeouts) });
     }
     const transport = new BullTransport(client, inboxConnection, producers, randomUUID(), options);
     try {
@@ -129,15 +137,15 @@ export class BullTransport implements JobTransport {
       requestId: options.requestId,
       replyTo: this.inbox.key,
     };
-    const jobId = randomUUID();
-    const settled = new Promise<unknown>((resolve, reject) => this.waiters.set(jobId, { resolve, reject }));
+    // The id the answer comes back under: the job's own, or its place in a bundle (job-bundles.ts).
+    const replyId = randomUUID();
+    const settled = new Promise<unknown>((resolve, reject) => this.waiters.set(replyId, { resolve, reject }));
+    let sent: SentJob;
     try {
-      await withTimeout(
-        producer.queue.add(kind.name, envelope, { jobId, removeOnComplete: true, removeOnFail: true, attempts: 1 }),
-        ENQUEUE_TIMEOUT_MS,
-      );
+      // Bounded here too: a job gathered for a bundle also waits for the add before it.
+      sent = await withTimeout(producer.sender.send(envelope, replyId), ENQUEUE_TIMEOUT_MS);
     } catch (error) {
-      this.waiters.delete(jobId);
+      this.waiters.delete(replyId);
       throw unavailableError(error);
     }
     const answer = settled.then((raw) => kind.result.parse(raw));
@@ -147,21 +155,15 @@ export class BullTransport implements JobTransport {
         requestId: options.requestId,
         kind: kind.name,
         callerGone: options.callerGone,
-        withdraw: () => this.withdraw(producer.queue, jobId),
+        // Nobody waits for the job any more: one still queued is removed, payload and all, and that
+        // tells that no worker took it (a job a worker holds is locked: BullMQ leaves it, and it is
+        // removed when it ends). Bounded, so that a frozen Redis cannot hold the answer past its deadline.
+        withdraw: async () => this.waiters.has(replyId) && (await sent.withdraw()),
       });
     } finally {
-      this.waiters.delete(jobId);
+      this.waiters.delete(replyId);
+      sent.leave();
     }
-  }
-
-  /**
-   * Nobody waits for the job any more: a job still queued is removed, payload and all, and that
-   * tells that no worker took it (a job a worker holds is locked: BullMQ leaves it, and it is
-   * removed when it ends). Bounded, so that a frozen Redis cannot hold the answer past its deadline.
-   */
-  private async withdraw(queue: Queue, jobId: string): Promise<boolean> {
-    if (!this.waiters.has(jobId)) return false;
-    return (await withTimeout(queue.remove(jobId), WITHDRAW_TIMEOUT_MS)) === 1;
   }
 
   /** A write to the job backend would succeed now (the node is a primary; a cluster is ok). */
@@ -236,47 +238,67 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
   // The worker's own connection (it rides out a Redis restart): an answer sent before the processor
   // returns reaches Redis before BullMQ's command that ends the job, without waiting for its reply.
   const connection = queueConnection(options.redis, 'blocking', `worker-${queue}`, options.logger);
-  const inboxOf = (job: Job<JobEnvelope<unknown>>): string | undefined => {
+  const inboxOf = (job: Job<QueuedJobData>): string | undefined => {
     const { replyTo } = job.data;
     return replyTo !== undefined && isInboxKey(options.redisPrefix, replyTo) ? replyTo : undefined;
   };
-  /** Sends a job's answer to its inbox, if it names one; not awaited (see the connection above). */
-  const answer = (job: Job<JobEnvelope<unknown>>, outcome: { ok: true; result: unknown } | { ok: false; reason: string }): boolean => {
+  /** Sends answers to the job's inbox, if it names one; not awaited (see the connection above). */
+  const answer = (job: Job<QueuedJobData>, replies: Reply[]): boolean => {
     const inbox = inboxOf(job);
-    if (inbox === undefined || job.id === undefined) return false;
-    const jobId = job.id;
-    void sendReply(connection, inbox, { jobId, ...outcome }).catch((failure: unknown) =>
-      errors('error', `reply:${queue}:${errorKind(failure)}`, { queue, jobId, err: failure }, 'a job could not be answered'),
+    if (inbox === undefined || replies.length === 0) return false;
+    void sendReplies(connection, inbox, replies).catch((failure: unknown) =>
+      errors('error', `reply:${queue}:${errorKind(failure)}`, { queue, jobId: job.id, err: failure }, 'a job could not be answered'),
     );
     return true;
   };
-  const answerFailure = (job: Job<JobEnvelope<unknown>>, error: unknown): void =>
-    void answer(job, { ok: false, reason: error instanceof Error ? error.message : String(error) });
-  const worker = startWorker<JobEnvelope<unknown>, unknown>(
-    async (job: Job<JobEnvelope<unknown>>) => {
-      const started = performance.now();
-      const envelope = job.data;
-      const context = { jobId: job.id, requestId: envelope.requestId, attempt: job.attemptsStarted };
-      if (envelope.deadlineAt <= Date.now()) {
-        options.onJobDone?.(queue, 'expired', 0);
-        const expired = new UnrecoverableError(expiredReason(job));
-        answerFailure(job, expired);
-        throw expired;
-      }
-      log?.debug(context, 'job started');
-      let result: unknown;
-      try {
-        result = await runHandler(handler.kind, handler.handle, envelope);
-      } catch (error) {
-        options.onJobDone?.(queue, 'failed', (performance.now() - started) / 1_000);
-        answerFailure(job, error);
-        throw error;
-      }
+  const failure = (member: JobMember, error: unknown): Reply => ({ jobId: member.replyId, ok: false, reason: errorMessage(error) });
+  /** Runs one job of the BullMQ job: its answer, and the error when it failed. */
+  const run = async (job: Job<QueuedJobData>, member: JobMember): Promise<{ reply: Reply; error?: unknown }> => {
+    const started = performance.now();
+    const context = { jobId: job.id, requestId: member.envelope.requestId, attempt: job.attemptsStarted };
+    log?.debug(context, 'job started');
+    try {
+      const result = await runHandler(handler.kind, handler.handle, member.envelope);
       options.onJobDone?.(queue, 'completed', (performance.now() - started) / 1_000);
       log?.debug(context, 'job done');
+      return { reply: { jobId: member.replyId, ok: true, result } };
+    } catch (error) {
+      options.onJobDone?.(queue, 'failed', (performance.now() - started) / 1_000);
+      return { reply: failure(member, error), error };
+    }
+  };
+  const worker = startWorker<QueuedJobData, unknown>(
+    async (job: Job<QueuedJobData>) => {
+      const members = membersOf(job);
+      const now = Date.now();
+      const expired = members.filter((member) => member.envelope.deadlineAt <= now);
+      const expiry = new UnrecoverableError(expiredReason(job));
+      for (let count = 0; count < expired.length; count += 1) options.onJobDone?.(queue, 'expired', 0);
+      if (expired.length === members.length) {
+        answer(
+          job,
+          expired.map((member) => failure(member, expiry)),
+        );
+        throw expiry;
+      }
+      const outcomes = await Promise.all(members.filter((member) => member.envelope.deadlineAt > now).map((member) => run(job, member)));
       // Answered before BullMQ ends the job (same connection, so Redis sees it first): a worker
-      // dying in between leaves the job to be run again, and the gateway drops its second answer.
-      return answer(job, { ok: true, result }) ? null : result;
+      // dying in between leaves the job to be run again, and the gateway drops its second answers.
+      const answered = answer(job, [...expired.map((member) => failure(member, expiry)), ...outcomes.map(({ reply }) => reply)]);
+      if (!isBundle(job.data)) {
+        // One job: its failure fails the BullMQ job (logged by the `failed` event below).
+        const [{ reply, error }] = outcomes as [{ reply: Reply; error?: unknown }];
+        if (!reply.ok) throw error;
+        return answered ? null : reply.result;
+      }
+      // A bundle ends as done whatever its jobs did: each failure was answered to its own waiter.
+      for (const [index, { reply, error }] of outcomes.entries())
+        if (!reply.ok)
+          log?.warn(
+            { jobId: job.id, requestId: members[index]?.envelope.requestId, attempt: job.attemptsStarted, reason: errorMessage(error) },
+            'job failed',
+          );
+      return null;
     },
     {
       queue,
@@ -296,12 +318,27 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
   worker.on('failed', (job, error) => {
     log?.warn({ jobId: job?.id, requestId: job?.data.requestId, attempt: job?.attemptsStarted, reason: error.message }, 'job failed');
     // Failed without the processor: it stalled too often (a poison job), and no processor answered it.
-    if (job !== undefined && isDeferredFailure(job)) answerFailure(job, error);
+    if (job !== undefined && isDeferredFailure(job))
+      answer(
+        job,
+        deferredMembers(job).map((member) => failure(member, error)),
+      );
   });
   // Its worker stopped renewing the lock (crashed, or an event loop blocked for half a lock duration).
   worker.on('stalled', (jobId) => log?.warn({ jobId, movedTo: 'wait' }, 'job stalled'));
   worker.on('closed', () => void closeConnections([connection]));
   return worker;
+}
+
+const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** The jobs of a job failed without the processor; none when its data is no bundle's shape (nothing to answer). */
+function deferredMembers(job: Job<QueuedJobData>): JobMember[] {
+  try {
+    return membersOf(job);
+  } catch {
+    return [];
+  }
 }
 
 /** BullMQ's mark on a job that stalled more often than allowed (moveStalledJobsToWait sets it). */

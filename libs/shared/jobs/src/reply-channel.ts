@@ -41,6 +41,7 @@ const GATEWAY_ID_TAG = /^\{[0-9a-f-]{36}\}$/;
 export const isInboxKey = (redisPrefix: string, key: string): boolean =>
   key.startsWith(`${redisPrefix}:replies:{`) && GATEWAY_ID_TAG.test(key.slice(redisPrefix.length + ':replies:'.length));
 
+/** `jobId`: the id the gateway waits on, a BullMQ job's own or, for a job in a bundle, its `replyId`. */
 const replySchema = z.union([
   z.object({ jobId: z.string(), ok: z.literal(true), result: z.unknown() }),
   z.object({ jobId: z.string(), ok: z.literal(false), reason: z.string() }),
@@ -50,14 +51,14 @@ const replySchema = z.union([
 export type Reply = z.infer<typeof replySchema>;
 
 /**
- * Pushes `reply` to the inbox `to`, and (re)sets the inbox's expiry: two commands written at once,
- * in order, on one connection. Not a MULTI: ioredis builds a pipeline object for it that walks
+ * Pushes `replies` to the inbox `to` (one LPUSH, however many: a bundle's answers, job-bundles.ts),
+ * and (re)sets the inbox's expiry: two commands written at once, in order, on one connection. Not a MULTI: ioredis builds a pipeline object for it that walks
  * every command the connection defines, and a worker's connection carries all of BullMQ's scripts
  * (with MULTI, sending an answer took about 30 % of the qr-worker's CPU in `npm run bench:qr`'s
  * profile, BENCH_CPU_PROF_DIR).
  */
-export async function sendReply(redis: Redis, to: string, reply: Reply): Promise<void> {
-  await Promise.all([redis.lpush(to, JSON.stringify(reply)), redis.pexpire(to, REPLY_TTL_MS)]);
+export async function sendReplies(redis: Redis, to: string, replies: readonly Reply[]): Promise<void> {
+  await Promise.all([redis.lpush(to, ...replies.map((reply) => JSON.stringify(reply))), redis.pexpire(to, REPLY_TTL_MS)]);
 }
 
 /** A message of an inbox, or undefined when it is not one (logged by the reader). */

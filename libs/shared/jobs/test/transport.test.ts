@@ -11,10 +11,10 @@ import { ApiError } from '@svc/contracts';
 import { CallerGoneError, InProcessTransport, handleJob, registerHandler, type JobTransport } from '@svc/jobs';
 import { BullTransport, bullPrefix, startBullWorker } from '@svc/jobs/bullmq';
 import { dropPrefix, spawnNode, startTcpProxy, stopProcessTree, testRedisUrl, uniquePrefix } from '@svc/testkit';
-import { ECHO_JOB, echoHandler, type EchoPayload } from './fixtures/echo-job.ts';
+import { ECHO_BUNDLED_JOB, ECHO_JOB, echoBundledHandler, echoHandler, type EchoPayload } from './fixtures/echo-job.ts';
 
-const submit = (transport: JobTransport, payload: EchoPayload, deadlineMs = 5_000) =>
-  transport.submit(ECHO_JOB, payload as never, { deadlineMs, requestId: 'req-1' });
+const submit = (transport: JobTransport, payload: EchoPayload, deadlineMs = 5_000, kind = ECHO_JOB) =>
+  transport.submit(kind, payload as never, { deadlineMs, requestId: 'req-1' });
 
 const submitLeaving = (transport: JobTransport, afterMs: number) =>
   transport.submit(ECHO_JOB, { value: 'gone' } as never, {
@@ -32,36 +32,37 @@ async function rejection(promise: Promise<unknown>): Promise<ApiError> {
   return error as ApiError;
 }
 
-function sharedContract(name: string, make: () => Promise<{ transport: JobTransport; close: () => Promise<void> }>) {
+function sharedContract(name: string, make: () => Promise<{ transport: JobTransport; close: () => Promise<void> }>, kind = ECHO_JOB) {
   describe(`${name}: the transport contract`, () => {
+    const submitKind = (transport: JobTransport, payload: EchoPayload, deadlineMs?: number) => submit(transport, payload, deadlineMs, kind);
     let transport: JobTransport;
     let close: () => Promise<void>;
     beforeAll(async () => ({ transport, close } = await make()));
     afterAll(async () => close());
 
     it('returns the validated result of the handler', async () => {
-      await expect(submit(transport, { value: 'abc' })).resolves.toEqual({ value: 'ABC' });
+      await expect(submitKind(transport, { value: 'abc' })).resolves.toEqual({ value: 'ABC' });
     });
 
     it('answers many concurrent jobs, each with its own result', async () => {
       const values = Array.from({ length: 50 }, (_, i) => `v${i}`);
-      const results = await Promise.all(values.map((value) => submit(transport, { value })));
+      const results = await Promise.all(values.map((value) => submitKind(transport, { value })));
       expect(results.map((result) => result.value)).toEqual(values.map((value) => value.toUpperCase()));
     });
 
     it('a failed job is internal_error naming the request id', async () => {
-      const error = await rejection(submit(transport, { value: 'x', fail: true }));
+      const error = await rejection(submitKind(transport, { value: 'x', fail: true }));
       expect(error.code).toBe('internal_error');
       expect(error.details).toEqual({ requestId: 'req-1' });
     });
 
     it('a result that breaks its schema is internal_error, not passed on', async () => {
-      expect((await rejection(submit(transport, { value: 'x', badResult: true }))).code).toBe('internal_error');
+      expect((await rejection(submitKind(transport, { value: 'x', badResult: true }))).code).toBe('internal_error');
     });
 
     it('a job still running at the deadline is timeout, at the deadline', async () => {
       const started = Date.now();
-      const error = await rejection(submit(transport, { value: 'slow', delayMs: 3_000 }, 400));
+      const error = await rejection(submitKind(transport, { value: 'slow', delayMs: 3_000 }, 400));
       expect(error.code).toBe('timeout');
       expect(Date.now() - started).toBeGreaterThanOrEqual(390);
       expect(Date.now() - started).toBeLessThan(1_500);
@@ -69,14 +70,14 @@ function sharedContract(name: string, make: () => Promise<{ transport: JobTransp
 
     it('a job a worker took and did not finish by the deadline gets the generic deadline message', async () => {
       // A deadline long enough for the worker to have taken the job even on a loaded machine.
-      const error = await rejection(submit(transport, { value: 'slow', delayMs: 6_000 }, 3_000));
+      const error = await rejection(submitKind(transport, { value: 'slow', delayMs: 6_000 }, 3_000));
       expect(error.code).toBe('timeout');
       expect(error.message).toBe('The job did not finish within the request deadline.');
     });
 
     it('a caller that leaves ends its wait at once with CallerGoneError', async () => {
       const started = Date.now();
-      const wait = transport.submit(ECHO_JOB, { value: 'gone', delayMs: 3_000 } as never, {
+      const wait = transport.submit(kind, { value: 'gone', delayMs: 3_000 } as never, {
         deadlineMs: 5_000,
         requestId: 'req-gone',
         callerGone: AbortSignal.timeout(200),
@@ -145,6 +146,26 @@ sharedContract('bullmq', async () => {
     },
   };
 });
+
+// The same contract for a kind whose jobs travel in bundles under load (job-bundles.test.ts has the rest).
+sharedContract(
+  'bullmq, bundled',
+  async () => {
+    const url = testRedisUrl();
+    const prefix = uniquePrefix('transport-bundled');
+    const transport = await BullTransport.create({ redis: url, redisPrefix: prefix, kinds: [ECHO_BUNDLED_JOB] });
+    const worker = startBullWorker(echoBundledHandler, { redis: url, redisPrefix: prefix, concurrency: 8 });
+    return {
+      transport,
+      close: async () => {
+        await worker.close();
+        await transport.close();
+        await dropPrefix(url, prefix);
+      },
+    };
+  },
+  ECHO_BUNDLED_JOB,
+);
 
 describe('bullmq: failure behaviour', () => {
   const url = () => testRedisUrl();

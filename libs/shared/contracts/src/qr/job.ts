@@ -50,4 +50,9 @@ export const qrJobResultSchema = z.discriminatedUnion('ok', [
 ]);
 export type QrJobResult = z.infer<typeof qrJobResultSchema>;
 
-export const QR_JOB: JobKind<QrJobPayload, QrJobResult> = { name: 'qr', payload: qrJobPayloadSchema, result: qrJobResultSchema };
+export const QR_JOB: JobKind<QrJobPayload, QrJobResult> = {
+  name: 'qr',
+  payload: qrJobPayloadSchema,
+  result: qrJobResultSchema,
+  bundled: true,
+};
