@@ -14,6 +14,7 @@
  */
 import type { OperationId } from '@svc/contracts';
 import { freeRemaining, isBillable, poolCalls, voidFreesBilledCall } from './billing.ts';
+import { RecentIds } from './recent-ids.ts';
 
 /**
  * How long a meter remembers a charge id: a record sent again, or voided, later than this after it
@@ -122,43 +123,34 @@ export const MEMORY_CHARGE_IDS = 10_000;
 export class MemoryMeter implements Meter {
   private readonly counters = new Map<string, OperationUsage>();
   private readonly ledgers = new Map<string, LedgerState>();
-  /** Charge ids by age (a Map iterates in insertion order): what each recorded, or `void`. */
-  private readonly charges = new Map<string, { at: number; outcome: Charge | 'void' }>();
+  /** What each charge id recorded, or `void`: the newest `maxChargeIds`, for CHARGE_ID_TTL_MS. */
+  private readonly charges: RecentIds<Charge | 'void'>;
 
-  constructor(private readonly maxChargeIds = MEMORY_CHARGE_IDS) {}
+  constructor(maxChargeIds = MEMORY_CHARGE_IDS) {
+    this.charges = new RecentIds(maxChargeIds, CHARGE_ID_TTL_MS);
+  }
 
   record(call: ChargeCall): Promise<Charge> {
-    const now = this.forgetOldCharges();
-    const known = this.charges.get(call.chargeId)?.outcome;
+    const now = Date.now();
+    const known = this.charges.get(call.chargeId, now);
     if (known === 'void') return Promise.reject(new MeterLateError());
     if (known !== undefined) return Promise.resolve({ ...known });
     const charge = this.recordSync(call.keyId, call.operation, call.period, call.allowance);
-    this.charges.set(call.chargeId, { at: now, outcome: charge });
+    this.charges.set(call.chargeId, charge, now);
     return Promise.resolve({ ...charge });
   }
 
   voidCharge(call: ChargeCall): Promise<boolean> {
-    const now = this.forgetOldCharges();
-    const known = this.charges.get(call.chargeId)?.outcome;
-    // Deleted and set again: the tombstone takes its place at the young end of the Map.
-    this.charges.delete(call.chargeId);
-    this.charges.set(call.chargeId, { at: now, outcome: 'void' });
+    const now = Date.now();
+    const known = this.charges.get(call.chargeId, now);
+    // The tombstone is the id's newest set: it is remembered as long as a new record would be.
+    this.charges.set(call.chargeId, 'void', now);
     if (known === undefined || known === 'void') return Promise.resolve(false);
     const usage = this.slot(call.period, call.keyId, call.operation);
     usage.calls -= 1;
     const used = poolCalls(call.operation, (member) => this.slot(call.period, call.keyId, member).calls);
     if ((known.billable || voidFreesBilledCall(call.allowance, used)) && usage.billableCalls > 0) usage.billableCalls -= 1;
     return Promise.resolve(true);
-  }
-
-  /** Drops the charge ids older than CHARGE_ID_TTL_MS or beyond the newest `maxChargeIds` (the oldest come first); answers now. */
-  private forgetOldCharges(): number {
-    const now = Date.now();
-    for (const [id, { at }] of this.charges) {
-      if (now - at < CHARGE_ID_TTL_MS && this.charges.size < this.maxChargeIds) break;
-      this.charges.delete(id);
-    }
-    return now;
   }
 
   private recordSync(keyId: string, operation: OperationId, period: string, allowance: number): Charge {
