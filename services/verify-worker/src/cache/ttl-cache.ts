@@ -3,6 +3,7 @@
  * that a repeated address costs no probe. In memory in embedded mode, in Redis in distributed
  * mode (shared by every verify-worker). Redis values are JSON and re-validated on read.
  */
+import { LRUCache } from 'lru-cache';
 import type { Redis } from '@svc/jobs/redis';
 import type { z } from 'zod';
 
@@ -11,26 +12,26 @@ export interface TtlCache<T> {
   set(key: string, value: T, ttlSeconds: number): Promise<void>;
 }
 
+/**
+ * The most recently used `maxEntries` outcomes, each until its own time to live. lru-cache, not a
+ * Map that drops its first entry when full: a Map walks the places of the entries deleted from its
+ * front until it is rebuilt, so a full 100,000-entry Map spent about 39 us on each new entry (a
+ * loop of delete-the-first and set, this machine), 3.9 s of CPU over a list of 100,000 new addresses.
+ */
 export class MemoryTtlCache<T> implements TtlCache<T> {
-  private readonly entries = new Map<string, { value: T; expiresAt: number }>();
+  private readonly entries: LRUCache<string, { value: T }>;
 
-  constructor(
-    private readonly maxEntries = 100_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(maxEntries = 100_000, now: () => number = Date.now) {
+    // ttlResolution 0: every read asks `now` (lru-cache would otherwise reuse one reading for 1 ms).
+    this.entries = new LRUCache({ max: maxEntries, ttlResolution: 0, perf: { now } });
+  }
 
   get(key: string): Promise<T | undefined> {
-    const entry = this.entries.get(key);
-    if (entry !== undefined && entry.expiresAt <= this.now()) this.entries.delete(key);
-    return Promise.resolve(entry !== undefined && entry.expiresAt > this.now() ? entry.value : undefined);
+    return Promise.resolve(this.entries.get(key)?.value);
   }
 
   set(key: string, value: T, ttlSeconds: number): Promise<void> {
-    if (ttlSeconds > 0) {
-      // Maps iterate in insertion order: dropping the first entry drops the oldest.
-      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-      this.entries.set(key, { value, expiresAt: this.now() + ttlSeconds * 1_000 });
-    }
+    if (ttlSeconds > 0) this.entries.set(key, { value }, { ttl: ttlSeconds * 1_000 });
     return Promise.resolve();
   }
 }
