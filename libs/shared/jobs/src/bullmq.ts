@@ -140,6 +140,8 @@ export class BullTransport implements JobTransport {
     // The id the answer comes back under: the job's own, or its place in a bundle (job-bundles.ts).
     const replyId = randomUUID();
     const settled = new Promise<unknown>((resolve, reject) => this.waiters.set(replyId, { resolve, reject }));
+    // Rejected by close() even while the job is still being sent: handled then by the send's failure.
+    settled.catch(() => undefined);
     let sent: SentJob;
     try {
       // Bounded here too: a job gathered for a bundle also waits for the add before it.
