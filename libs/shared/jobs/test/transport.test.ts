@@ -132,11 +132,12 @@ sharedContract('in-process', () => {
   return Promise.resolve({ transport, close: () => transport.close() });
 });
 
-sharedContract('bullmq', async () => {
+/** A BullMQ transport and worker of `handler`'s kind, under a prefix of their own. */
+async function overBullmq(handler: typeof echoHandler, label: string) {
   const url = testRedisUrl();
-  const prefix = uniquePrefix('transport');
-  const transport = await BullTransport.create({ redis: url, redisPrefix: prefix, kinds: [ECHO_JOB] });
-  const worker = startBullWorker(echoHandler, { redis: url, redisPrefix: prefix, concurrency: 8 });
+  const prefix = uniquePrefix(label);
+  const transport = await BullTransport.create({ redis: url, redisPrefix: prefix, kinds: [handler.kind] });
+  const worker = startBullWorker(handler, { redis: url, redisPrefix: prefix, concurrency: 8 });
   return {
     transport,
     close: async () => {
@@ -145,27 +146,12 @@ sharedContract('bullmq', async () => {
       await dropPrefix(url, prefix);
     },
   };
-});
+}
+
+sharedContract('bullmq', () => overBullmq(echoHandler, 'transport'));
 
 // The same contract for a kind whose jobs travel in bundles under load (job-bundles.test.ts has the rest).
-sharedContract(
-  'bullmq, bundled',
-  async () => {
-    const url = testRedisUrl();
-    const prefix = uniquePrefix('transport-bundled');
-    const transport = await BullTransport.create({ redis: url, redisPrefix: prefix, kinds: [ECHO_BUNDLED_JOB] });
-    const worker = startBullWorker(echoBundledHandler, { redis: url, redisPrefix: prefix, concurrency: 8 });
-    return {
-      transport,
-      close: async () => {
-        await worker.close();
-        await transport.close();
-        await dropPrefix(url, prefix);
-      },
-    };
-  },
-  ECHO_BUNDLED_JOB,
-);
+sharedContract('bullmq, bundled', () => overBullmq(echoBundledHandler, 'transport-bundled'), ECHO_BUNDLED_JOB);
 
 describe('bullmq: failure behaviour', () => {
   const url = () => testRedisUrl();
