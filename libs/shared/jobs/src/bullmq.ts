@@ -38,6 +38,7 @@ const WITHDRAW_TIMEOUT_MS = 1_000;
 const CONNECT_TIMEOUT_MS = 10_000;
 /** A readiness probe must answer within the orchestrator's timeout (1 s by default in Kubernetes). */
 const READY_TIMEOUT_MS = 800;
+const SENDER_TIMEOUTS = { addMs: ENQUEUE_TIMEOUT_MS, withdrawMs: WITHDRAW_TIMEOUT_MS };
 /** A job crashing its worker (a poison job) is retried this often, then failed. */
 const MAX_STALLED_COUNT = 2;
 
@@ -103,8 +104,7 @@ export class BullTransport implements JobTransport {
     for (const kind of options.kinds) {
       // Each queue under its own hash tag (bullPrefix), opened by the durable-queue layer.
       const producer = openQueue(kind.name, { connection: client, redisPrefix, ...(logger === undefined ? {} : { logger }) });
-      const timeouts = { addMs: ENQUEUE_TIMEOUT_MS, withdrawMs: WITHDRAW_TIMEOUT_MS };
-      producers.set(kind.name, { ...producer, sender: new JobSender(producer.queue, kind.bundled === true, timeouts) });
+      producers.set(kind.name, { ...producer, sender: new JobSender(producer.queue, kind.bundled === true, SENDER_TIMEOUTS) });
     }
     const transport = new BullTransport(client, inboxConnection, producers, randomUUID(), options);
     try {
@@ -273,20 +273,20 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
     async (job: Job<QueuedJobData>) => {
       const members = membersOf(job);
       const now = Date.now();
-      const expired = members.filter((member) => member.envelope.deadlineAt <= now);
-      const expiry = new UnrecoverableError(expiredReason(job));
-      for (let count = 0; count < expired.length; count += 1) options.onJobDone?.(queue, 'expired', 0);
-      if (expired.length === members.length) {
-        answer(
-          job,
-          expired.map((member) => failure(member, expiry)),
-        );
+      const live = members.filter((member) => member.envelope.deadlineAt > now);
+      // Made only when a job is dropped: an Error's stack trace costs microseconds on every job otherwise.
+      const expired = live.length === members.length ? [] : members.filter((member) => member.envelope.deadlineAt <= now);
+      const expiry = live.length === members.length ? undefined : new UnrecoverableError(expiredReason(job));
+      const dropped = expired.map((member) => failure(member, expiry));
+      for (const _ of dropped) options.onJobDone?.(queue, 'expired', 0);
+      if (expiry !== undefined && live.length === 0) {
+        answer(job, dropped);
         throw expiry;
       }
-      const outcomes = await Promise.all(members.filter((member) => member.envelope.deadlineAt > now).map((member) => run(job, member)));
+      const outcomes = await Promise.all(live.map((member) => run(job, member)));
       // Answered before BullMQ ends the job (same connection, so Redis sees it first): a worker
       // dying in between leaves the job to be run again, and the gateway drops its second answers.
-      const answered = answer(job, [...expired.map((member) => failure(member, expiry)), ...outcomes.map(({ reply }) => reply)]);
+      const answered = answer(job, [...dropped, ...outcomes.map(({ reply }) => reply)]);
       if (!isBundle(job.data)) {
         // One job: its failure fails the BullMQ job (logged by the `failed` event below).
         const [{ reply, error }] = outcomes as [{ reply: Reply; error?: unknown }];
@@ -297,7 +297,7 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
       for (const [index, { reply, error }] of outcomes.entries())
         if (!reply.ok)
           log?.warn(
-            { jobId: job.id, requestId: members[index]?.envelope.requestId, attempt: job.attemptsStarted, reason: errorMessage(error) },
+            { jobId: job.id, requestId: live[index]?.envelope.requestId, attempt: job.attemptsStarted, reason: errorMessage(error) },
             'job failed',
           );
       return null;

@@ -66,7 +66,11 @@ export interface JobMember {
  */
 export function membersOf(job: Pick<Job<QueuedJobData>, 'id' | 'data'>): JobMember[] {
   const { data } = job;
-  if (!isBundle(data)) return job.id === undefined ? [] : [{ replyId: job.id, envelope: data }];
+  if (!isBundle(data)) {
+    // BullMQ gives every job it hands a worker an id; one without could not be answered.
+    if (job.id === undefined) throw new Error('a queue job without an id');
+    return [{ replyId: job.id, envelope: data }];
+  }
   const { bundle, replyTo } = bundleSchema.parse(data);
   return bundle.map(({ replyId, payload, deadlineAt, requestId }) => ({
     replyId,

@@ -12,6 +12,7 @@ import { CallerGoneError } from '@svc/jobs';
 import { BullTransport, bullPrefix, inboxKey, startBullWorker } from '@svc/jobs/bullmq';
 import { createRedis } from '@svc/jobs/redis';
 import { dropPrefix, spawnNode, stopProcessTree, testRedisUrl, uniquePrefix } from '@svc/testkit';
+import { JobSender } from '../src/job-bundles.ts';
 import { ECHO_BUNDLED_JOB, echoBundledHandler, type EchoPayload } from './fixtures/echo-job.ts';
 
 const QUEUE = ECHO_BUNDLED_JOB.name;
@@ -136,6 +137,23 @@ describe('bundled jobs over BullMQ', () => {
     await stopProcessTree(child, { signal: 'SIGKILL' });
     worker(prefix);
     await expect(answers).resolves.toEqual([{ value: 'X' }, { value: 'Y' }, { value: 'Z' }]);
+  });
+});
+
+describe('withdrawing a job', () => {
+  it('a job a worker ran and removed is not taken for one no worker took (BullMQ removing a job that is gone answers 1)', async () => {
+    const prefix = uniquePrefix('withdraw');
+    const queue = new Queue(QUEUE, { connection: { url: testRedisUrl() }, prefix: bullPrefix(prefix, QUEUE) });
+    cleanups.push(async () => {
+      await queue.close();
+      await dropPrefix(testRedisUrl(), prefix);
+    });
+    const sender = new JobSender(queue, false, { addMs: 2_000, withdrawMs: 1_000 });
+    const envelope = { payload: { value: 'done' }, deadlineAt: Date.now() + 10_000, requestId: 'req-done' };
+    const sent = await sender.send(envelope, 'done-1');
+    worker(prefix);
+    await expect.poll(async () => queue.getJob('done-1'), { timeout: 5_000 }).toBeUndefined();
+    await expect(sent.withdraw()).resolves.toBe(false);
   });
 });
 
