@@ -4,8 +4,8 @@
  * list and usage work; then a primary is frozen (SIGSTOP) under load and the test measures what
  * the contract bounds: no request answered later than its deadline + 2 s, calls succeed again
  * within 10 s of the promotion, /readyz false on all three processes while no write can succeed
- * and true after, the meter equal to the 200s answered (none billed without its answer, none
- * twice), and no log flood.
+ * and true after, the meter at most the 200s answered (none billed without its answer, none
+ * twice) and short of them by no more than asynchronous replication can lose, and no log flood.
  * The figures are printed (`[topology]` lines) for the issue's note.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,8 @@ import { readyStatus, startTopologyProduct, type TopologyProduct } from './produ
 import { runLoad, type Call } from './load.ts';
 
 const QR_DEADLINE_MS = 10_000;
+/** Calls the load keeps in flight: what a failure can catch between a record and its replication. */
+const LOAD_CALLS_AT_ONCE = 4;
 
 interface Rig {
   env: Record<string, string>;
@@ -103,6 +105,8 @@ describe.each([
   let rig: Rig | undefined;
   let product: TopologyProduct | undefined;
   let qrAnswered = 0;
+  // Charges a failure may lose to asynchronous replication, summed over the failures so far.
+  let lossAllowed = 0;
 
   beforeAll(async () => {
     rig = await makeRig();
@@ -155,7 +159,7 @@ describe.each([
     await waitUntil(() => r.inSync(), 30_000, 'every primary to have a replica in sync');
     const victim = await r.victim(p);
     const calls: Call[] = [];
-    const load = runLoad(`${p.baseUrl}/v1/qr/qr?data=under-load`, auth(p), 4, calls);
+    const load = runLoad(`${p.baseUrl}/v1/qr/qr?data=under-load`, auth(p), LOAD_CALLS_AT_ONCE, calls);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
 
     const frozenAt = Date.now();
@@ -222,10 +226,16 @@ describe.each([
       expect(seen.falseWhileDown, `${proc} /readyz was never false while the primary was down`).toBe(true);
       expect(seen.trueAfter, `${proc} /readyz was never true again after the promotion`).toBe(true);
     }
-    // Exactly the 200s: a record whose reply the failure lost is sent again under its charge id
-    // once the replica took over (it holds the record or not) and confirmed or voided
+    // Never more than the 200s: a record whose reply the failure lost is sent again under its
+    // charge id once the replica took over (it holds the record or not) and confirmed or voided
     // (@svc/metering's ChargeRecorder); a frozen primary's late records are refused.
-    expect(metered).toBe(qrAnswered);
+    // Fewer only by what asynchronous replication may lose (decisions, "Billing across a
+    // failover"): Redis writes a client's reply and its replicas' stream one after the other, so a
+    // primary stopped between the two has confirmed records its replica never got. A CI run saw
+    // one such record in 1,610 calls. At most the calls in flight at the failure can be lost.
+    lossAllowed += LOAD_CALLS_AT_ONCE;
+    expect(metered).toBeLessThanOrEqual(qrAnswered);
+    expect(qrAnswered - metered, 'charges lost beyond the calls in flight at the failures').toBeLessThanOrEqual(lossAllowed);
     // No flood: at most about one line per failed call (its 503 warning) and a few per error kind.
     for (const { name: proc, lines } of logLines) expect(lines, `${proc} wrote ${lines} lines`).toBeLessThanOrEqual(callsInOutage + 50);
     expect(p.output()).not.toMatch(/CROSSSLOT|EXECABORT/);
