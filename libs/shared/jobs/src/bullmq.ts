@@ -136,6 +136,7 @@ export class BullTransport implements JobTransport {
       deadlineAt: Date.now() + options.deadlineMs,
       requestId: options.requestId,
       replyTo: this.inbox.key,
+      framedReplies: true,
     };
     // The id the answer comes back under: the job's own, or its place in a bundle (job-bundles.ts).
     const replyId = randomUUID();
@@ -248,7 +249,7 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
   const answer = (job: Job<QueuedJobData>, replies: Reply[]): boolean => {
     const inbox = inboxOf(job);
     if (inbox === undefined || replies.length === 0) return false;
-    void sendReplies(connection, inbox, replies).catch((failure: unknown) =>
+    void sendReplies(connection, inbox, replies, job.data.framedReplies === true).catch((failure: unknown) =>
       errors('error', `reply:${queue}:${errorKind(failure)}`, { queue, jobId: job.id, err: failure }, 'a job could not be answered'),
     );
     return true;

@@ -40,13 +40,15 @@ const bundledJobSchema = z.object({
 /**
  * A bundle's BullMQ job data. `deadlineAt` is the latest of its jobs' (the bundle is dropped unrun
  * only once every job in it is past its deadline), `requestId` the first job's (for the queue's
- * own log lines), `replyTo` the inbox of the gateway that sent them all.
+ * own log lines), `replyTo` the inbox of the gateway that sent them all, `framedReplies` whether
+ * it reads framed answers.
  */
 const bundleSchema = z.object({
   bundle: z.array(bundledJobSchema).min(1),
   deadlineAt: z.number(),
   requestId: z.string(),
   replyTo: z.string().optional(),
+  framedReplies: z.boolean().optional(),
 });
 
 type BundleData = z.infer<typeof bundleSchema>;
@@ -188,6 +190,7 @@ export class JobSender {
       deadlineAt: Math.max(...jobs.map(({ envelope }) => envelope.deadlineAt)),
       requestId: first.envelope.requestId,
       ...(first.envelope.replyTo === undefined ? {} : { replyTo: first.envelope.replyTo }),
+      ...(first.envelope.framedReplies === undefined ? {} : { framedReplies: first.envelope.framedReplies }),
     };
     const jobId = randomUUID();
     try {

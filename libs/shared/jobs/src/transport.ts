@@ -17,6 +17,11 @@ export interface JobEnvelope<P> {
   requestId: string;
   /** Where the gateway waits for the answer (its Redis inbox, reply-channel.ts); absent in process. */
   replyTo?: string;
+  /**
+   * The gateway reads answers whose string `body` follows their JSON instead of being escaped in
+   * it (reply-channel.ts). Absent from an earlier release's gateway, whose workers answer in JSON.
+   */
+  framedReplies?: boolean;
 }
 
 export interface JobContext {

@@ -59,6 +59,8 @@ describe('bundled jobs over BullMQ', () => {
     await expect.poll(() => waitingJobs(queue), { timeout: 5_000 }).toBe(2);
     const jobs = await queue.getJobs(['waiting']);
     expect(jobs.map((job) => (job.data as { bundle: unknown[] }).bundle.length).sort()).toEqual([32, 8]);
+    // The gateway reads framed answers (reply-channel.ts): the bundle says so for all its jobs.
+    for (const job of jobs) expect(job.data).toMatchObject({ replyTo: transport.inboxKey, framedReplies: true });
     let completed = 0;
     worker(prefix).on('completed', () => (completed += 1));
     await expect(answers).resolves.toEqual(values.map((value) => ({ value: value.toUpperCase() })));
@@ -71,7 +73,7 @@ describe('bundled jobs over BullMQ', () => {
     const answer = submit(transport, { value: 'alone' });
     await expect.poll(() => waitingJobs(queue), { timeout: 5_000 }).toBe(1);
     const [job] = await queue.getJobs(['waiting']);
-    expect(job?.data).toMatchObject({ payload: { value: 'alone' }, requestId: 'req-alone' });
+    expect(job?.data).toMatchObject({ payload: { value: 'alone' }, requestId: 'req-alone', framedReplies: true });
     expect(job?.data).not.toHaveProperty('bundle');
     worker(prefix);
     await expect(answer).resolves.toEqual({ value: 'ALONE' });

@@ -2,8 +2,10 @@
  * The answers' way back (reply-channel.ts), against a real Redis and real worker processes: a job
  * that crashed its worker too often still answers its request; an answer pushed while the
  * gateway is cut off from Redis reaches it once it is back; a second answer or a stray message
- * changes nothing; a job's data cannot make a worker write outside the inboxes; an inbox expires.
+ * changes nothing; a job's data cannot make a worker write outside the inboxes; an inbox expires;
+ * an answer's body travels after its JSON to a gateway that reads framed answers, and only to one.
  */
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, QueueEvents, type Worker } from 'bullmq';
@@ -12,7 +14,8 @@ import { createLogger } from '@svc/telemetry';
 import { BullTransport, bullPrefix, REPLY_TTL_MS, startBullWorker } from '@svc/jobs/bullmq';
 import { createRedis, type Redis } from '@svc/jobs/redis';
 import { dropPrefix, spawnNode, startTcpProxy, stopProcessTree, testRedisUrl, uniquePrefix } from '@svc/testkit';
-import { ECHO_JOB, echoHandler, type EchoPayload } from './fixtures/echo-job.ts';
+import { encodeReply, inboxKey, parseReply, type Reply } from '../src/reply-channel.ts';
+import { ECHO_JOB, echoHandler, PAGE_JOB, pageHandler, type EchoPayload } from './fixtures/echo-job.ts';
 
 const url = () => testRedisUrl();
 const crashingWorker = fileURLToPath(new URL('./fixtures/crashing-worker.ts', import.meta.url));
@@ -174,6 +177,94 @@ describe('bullmq answers through the gateway inbox', () => {
     } finally {
       await worker.close();
       await queue.close();
+      await dropPrefix(url(), prefix);
+    }
+  });
+});
+
+/** Bodies a framed answer must carry as they are: quotes, newlines (the header ends at the first), the frame's mark, non-ASCII. */
+const AWKWARD_BODIES = ['', 'B', '\n', '{"jobId":"x"}\n\n', '<svg a="1">\\n</svg>', 'é ✓ 𝄞 \u0000 \u2028', 'x'.repeat(70_000)];
+
+describe('framed answers (a body after its JSON)', () => {
+  it('carry every body as it is, and leave answers without a body, failures and unframed answers in plain JSON', () => {
+    for (const body of AWKWARD_BODIES) {
+      const reply: Reply = { jobId: 'j', ok: true, result: { contentType: 'text/plain', body, version: 3 } };
+      const framed = encodeReply(reply, true);
+      expect(framed.startsWith('B{')).toBe(true);
+      expect(framed.endsWith(`\n${body}`)).toBe(true);
+      expect(parseReply(framed)).toEqual(reply);
+      const plain = encodeReply(reply, false);
+      expect(plain).toBe(JSON.stringify(reply));
+      expect(parseReply(plain)).toEqual(reply);
+    }
+    const noBody: Reply = { jobId: 'j', ok: true, result: { value: 'V' } };
+    const numberBody: Reply = { jobId: 'j', ok: true, result: { body: 3 } };
+    const failed: Reply = { jobId: 'j', ok: false, reason: 'handler bug' };
+    for (const reply of [noBody, numberBody, failed, { jobId: 'j', ok: true, result: null } satisfies Reply])
+      expect(encodeReply(reply, true)).toBe(JSON.stringify(reply));
+  });
+
+  it('that break their frame are no answer', () => {
+    for (const message of [
+      'B',
+      'B{"jobId":"j","ok":true,"result":{}}',
+      'Bnot json\nbody',
+      'B{"jobId":"j","ok":false,"reason":"r"}\nbody',
+      'B{"jobId":"j","ok":true,"result":"text"}\nbody',
+      'B{"jobId":"j","ok":true,"result":null}\nbody',
+      'B{"ok":true,"result":{}}\nbody',
+    ])
+      expect(parseReply(message), message).toBeUndefined();
+  });
+
+  it('go only to a gateway that said it reads them: a job without the flag (an earlier release) is answered in plain JSON', async () => {
+    const prefix = uniquePrefix('framing');
+    const queue = new Queue('page', { connection: { url: url() }, prefix: bullPrefix(prefix, 'page') });
+    const worker = startBullWorker(pageHandler, { redis: url(), redisPrefix: prefix, concurrency: 1 });
+    const inbox = inboxKey(prefix, randomUUID());
+    try {
+      const job = (id: string, framedReplies?: boolean) => ({
+        payload: { value: '<svg fill="#000">\n</svg>' },
+        deadlineAt: Date.now() + 10_000,
+        requestId: id,
+        replyTo: inbox,
+        ...(framedReplies === undefined ? {} : { framedReplies }),
+      });
+      await queue.add('page', job('old'), { jobId: 'old' });
+      await expect.poll(async () => redis.llen(inbox), { timeout: 5_000 }).toBe(1);
+      await queue.add('page', job('new', true), { jobId: 'new' });
+      await expect.poll(async () => redis.llen(inbox), { timeout: 5_000 }).toBe(2);
+      // A bundle says it once for its jobs (job-bundles.ts).
+      const { payload, deadlineAt } = job('bundle');
+      const bundle = { bundle: ['b1', 'b2'].map((replyId) => ({ replyId, payload, deadlineAt, requestId: replyId })) };
+      await queue.add('page', { ...bundle, deadlineAt, requestId: 'b1', replyTo: inbox, framedReplies: true }, { jobId: 'bundle' });
+      await expect.poll(async () => redis.llen(inbox), { timeout: 5_000 }).toBe(4);
+      const [bundled2, bundled1, framed, plain] = await redis.lrange(inbox, 0, -1);
+      const result = { contentType: 'text/plain', body: '<svg fill="#000">\n</svg>' };
+      expect(plain).toBe(JSON.stringify({ jobId: 'old', ok: true, result }));
+      const frame = (jobId: string) => `B${JSON.stringify({ jobId, ok: true, result: { contentType: 'text/plain' } })}\n${result.body}`;
+      expect([framed, bundled1, bundled2]).toEqual([frame('new'), frame('b1'), frame('b2')]);
+    } finally {
+      await worker.close();
+      await queue.close();
+      await dropPrefix(url(), prefix);
+    }
+  });
+
+  it('reach the gateway whole', async () => {
+    const prefix = uniquePrefix('framed');
+    const transport = await BullTransport.create({ redis: url(), redisPrefix: prefix, kinds: [PAGE_JOB] });
+    const worker = startBullWorker(pageHandler, { redis: url(), redisPrefix: prefix, concurrency: 4 });
+    try {
+      const answers = await Promise.all(
+        AWKWARD_BODIES.map((value) =>
+          transport.submit(PAGE_JOB, { value, delayMs: 0, fail: false, badResult: false }, { deadlineMs: 10_000, requestId: 'req-page' }),
+        ),
+      );
+      expect(answers).toEqual(AWKWARD_BODIES.map((body) => ({ contentType: 'text/plain', body })));
+    } finally {
+      await worker.close();
+      await transport.close();
       await dropPrefix(url(), prefix);
     }
   });
