@@ -168,7 +168,10 @@ describe('a worker whose probe port is taken', () => {
     });
     try {
       expect(await Promise.race([exitOf(worker.child), sleep(20_000).then(() => 'still running')])).toBe(1);
-      expect(worker.output()).toContain(`cannot serve /healthz, /readyz and /metrics on 127.0.0.1:${port}: listen EADDRINUSE`);
+      // Polled: 'exit' may come before the last of the output is read.
+      await expect
+        .poll(() => worker.output())
+        .toContain(`cannot serve /healthz, /readyz and /metrics on 127.0.0.1:${port}: listen EADDRINUSE`);
     } finally {
       await worker.stop();
       holder.close();
