@@ -275,10 +275,10 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
       const members = membersOf(job);
       const now = Date.now();
       const live = members.filter((member) => member.envelope.deadlineAt > now);
+      const allLive = live.length === members.length;
       // Made only when a job is dropped: an Error's stack trace costs microseconds on every job otherwise.
-      const expired = live.length === members.length ? [] : members.filter((member) => member.envelope.deadlineAt <= now);
-      const expiry = live.length === members.length ? undefined : new UnrecoverableError(expiredReason(job));
-      const dropped = expired.map((member) => failure(member, expiry));
+      const expiry = allLive ? undefined : new UnrecoverableError(expiredReason(job));
+      const dropped = allLive ? [] : members.filter((member) => member.envelope.deadlineAt <= now).map((member) => failure(member, expiry));
       for (const _ of dropped) options.onJobDone?.(queue, 'expired', 0);
       if (expiry !== undefined && live.length === 0) {
         answer(job, dropped);
