@@ -130,6 +130,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
     queue: deps.lists.queue,
     meter: deps.meter,
     maxActivePerKey: config.LIST_MAX_ACTIVE_PER_KEY,
+    maxStoredRowsPerKey: config.LIST_MAX_STORED_ROWS_PER_KEY,
     freeAllowances: config.freeAllowances,
     allowPrivateCallbacks: config.LIST_ALLOW_PRIVATE_CALLBACKS,
   });

@@ -108,6 +108,8 @@ export const envSchema = z.object({
     .optional(),
   /** Lists (bulk jobs): queued or running lists per key, days a list's data outlives its end. */
   LIST_MAX_ACTIVE_PER_KEY: int(1, 1_000).default(3),
+  /** Storage quota: rows of a key's lists kept at once (duplicates and rows without an address included). */
+  LIST_MAX_STORED_ROWS_PER_KEY: int(1, 1_000_000_000).default(1_000_000),
   LIST_RETENTION_DAYS: int(1, 365).default(7),
   /** Waits before each retry of a temporary answer (greylisting, timeouts); their count is the number of retries. */
   LIST_RETRY_DELAYS_S: csv
