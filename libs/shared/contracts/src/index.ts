@@ -6,3 +6,4 @@ export type { BeforeSession, VerifyOptions, VerifyOutcome } from './verify-call.
 export * from './qr/index.ts';
 export * from './lists.ts';
 export * from './list-rules.ts';
+export * from './results-file.ts';
