@@ -7,3 +7,4 @@ export * from './qr/index.ts';
 export * from './lists.ts';
 export * from './list-rules.ts';
 export { encodeCompactResult, decodeCompactResult, type CompactInput } from './compact-result.ts';
+export * from './results-file.ts';
