@@ -3,18 +3,19 @@
  * distributed mode (bench/soak: gateway, qr-worker and verify-worker over Redis, QR at 60/s,
  * a batch of 20 new addresses every 2 s, a 200-address list every 30 s, a tool call every 5 s)
  * for SOAK_DURATION_S (75) seconds, sampled every 5 s. Fails when any process's heap after a
- * full collection grows by more than 256 KiB per 1,000 requests (least squares after the first
+ * full collection grows by more than 1 MiB per 1,000 requests (least squares after the first
  * fifth), or when more than 1 % of the requests failed.
  *
- * Why that bound: the leak of issue 32 kept 4.7 KB per QR answer, 4.6 MiB per 1,000 requests,
- * eighteen times the bound; a process that keeps nothing per request measures within about
- * +-100 KiB per 1,000 here (the collector's own noise over about 5,000 requests).
+ * Why that bound: with the leak of issue 32 (the reply inbox) the gateway measured 5,134 KiB per
+ * 1,000 QR requests here, five times the bound; without it 334 (QR alone) to 519 (mixed load),
+ * and an idle verify-worker 85 to 101: what a process still compiles and caches in its first
+ * minutes, which a run this short cannot tell from a slow leak (`npm run bench:soak` runs longer).
  */
 import { existsSync } from 'node:fs';
 import { minuteTable, slopeTable, verdicts } from '../../bench/soak/soak-report.ts';
 import { runSoak } from '../../bench/soak/soak-run.ts';
 
-const BOUND_BYTES_PER_1000 = 256 * 1_024;
+const BOUND_BYTES_PER_1000 = 1_024 * 1_024;
 const MAX_FAILED_SHARE = 0.01;
 
 if (!existsSync('services/gateway/dist/main.js')) {
