@@ -7,6 +7,7 @@
 import type { Config } from '@svc/config';
 import type { Redis } from '@svc/jobs/redis';
 import { MemoryBackoffStore, RedisBackoffStore, type BackoffStore } from './provider-backoff.ts';
+import { ProviderBudgets, parseBudgets } from './provider-budgets.ts';
 import type { SessionBudgets } from './session-gate.ts';
 
 export interface PolitenessState {
@@ -21,9 +22,15 @@ export function politenessState(config: Config, redis: Redis | undefined, owner:
   const known = key === undefined ? undefined : byOwner.get(key);
   if (known !== undefined) return known;
   const policy = { baseMs: config.VERIFY_THROTTLE_BACKOFF_MS };
-  const state: PolitenessState = {
-    backoff: redis === undefined ? new MemoryBackoffStore(policy) : new RedisBackoffStore(redis, config.REDIS_PREFIX, policy),
-  };
+  const budgets = parseBudgets(config.VERIFY_PROVIDER_BUDGETS);
+  const windowMs = config.VERIFY_PROVIDER_BUDGET_WINDOW_MS;
+  const state: PolitenessState =
+    redis === undefined
+      ? { backoff: new MemoryBackoffStore(policy), budgets: ProviderBudgets.memory(budgets, windowMs) }
+      : {
+          backoff: new RedisBackoffStore(redis, config.REDIS_PREFIX, policy),
+          budgets: ProviderBudgets.redis(budgets, windowMs, redis, config.REDIS_PREFIX),
+        };
   if (key !== undefined) byOwner.set(key, state);
   return state;
 }

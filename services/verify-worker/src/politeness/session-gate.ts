@@ -22,9 +22,9 @@ export interface BudgetGrant {
 /** Budgets per provider and egress (provider-budgets.ts); absent, only the back-off applies. */
 export interface SessionBudgets {
   /** One session and up to `wanted` recipients, or how long until the budget allows one. */
-  take(key: string, provider: string | null, wanted: number, priority: WorkPriority): Promise<BudgetGrant | { retryInMs: number }>;
+  take(target: GateTarget, wanted: number, priority: WorkPriority): Promise<BudgetGrant | { retryInMs: number }>;
   /** Recipients granted but not sent go back to the window's budget. */
-  giveBack(key: string, recipients: number): Promise<void>;
+  giveBack(target: GateTarget, recipients: number): Promise<void>;
 }
 
 export interface GateTarget {
@@ -94,8 +94,7 @@ export class SessionGate {
         await sleep(probing ? PROBE_POLL_MS : Math.max(1, admission.until - this.now()), undefined, { signal });
         continue;
       }
-      const grant =
-        this.budgets === undefined ? { recipients: wanted } : await this.budgets.take(target.key, target.provider, wanted, priority);
+      const grant = this.budgets === undefined ? { recipients: wanted } : await this.budgets.take(target, wanted, priority);
       if ('recipients' in grant) {
         this.events.onSession?.(target, grant.recipients);
         return { open: true, recipients: grant.recipients, startedAt: this.now(), probe: admission.probe };
@@ -118,7 +117,7 @@ export class SessionGate {
   /** What the session said: a throttle starts (or doubles) the back-off; a clean session ends it. */
   async leave(target: GateTarget, entry: Extract<GateEntry, { open: true }>, outcome: SessionOutcome): Promise<BackoffState | undefined> {
     const unused = entry.recipients - outcome.answered;
-    if (unused > 0 && this.budgets !== undefined) await this.budgets.giveBack(target.key, unused).catch(() => undefined);
+    if (unused > 0 && this.budgets !== undefined) await this.budgets.giveBack(target, unused).catch(() => undefined);
     const throttle = [outcome.failureReply, ...outcome.rcptReplies].find((reply) => reply !== undefined && throttlesProvider(reply));
     if (throttle !== undefined) {
       const asked = retryAfterSeconds(throttle.text);

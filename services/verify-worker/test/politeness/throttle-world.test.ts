@@ -63,6 +63,8 @@ describe('a provider that throttles', () => {
             VERIFY_BATCH_DEADLINE_MS: '5000',
             VERIFY_RESULT_CACHE_TTL_S: '0',
             REDIS_PREFIX: prefix,
+            // Budgets above the provider's real limit (as an operator may set them): the throttle decides.
+            VERIFY_PROVIDER_BUDGETS: '{"google":{"sessionsPerMinute":60,"recipientsPerSession":100,"recipientsPerMinute":1000}}',
           }),
           redis: client,
           tuning: FAST_TUNING,
