@@ -98,6 +98,16 @@ export const envSchema = z.object({
   /** Seconds to cache per-address outcomes and domain facts (MX answers also honour their DNS TTL). */
   VERIFY_RESULT_CACHE_TTL_S: int(0, 30 * 86_400).default(86_400),
   VERIFY_DOMAIN_CACHE_TTL_S: int(0, 30 * 86_400).default(3_600),
+  /**
+   * Politeness at volume (docs/verification.md): budgets per provider and egress as JSON
+   * (`{"google":{"sessionsPerMinute":5},"*":{...}}`, merged over the documented defaults), the
+   * window they count in, the first back-off after a throttle reply, and how long an idle SMTP
+   * session waits for the next batch to the same server.
+   */
+  VERIFY_PROVIDER_BUDGETS: z.string().max(65_536).optional(),
+  VERIFY_PROVIDER_BUDGET_WINDOW_MS: int(1_000, 3_600_000).default(60_000),
+  VERIFY_THROTTLE_BACKOFF_MS: int(100, 900_000).default(60_000),
+  VERIFY_SMTP_SESSION_IDLE_MS: int(0, 60_000).default(2_000),
 
   /** List callbacks may also use http:// and reach loopback/private addresses (test rigs, private networks). */
   LIST_ALLOW_PRIVATE_CALLBACKS: bool.default(false),
