@@ -182,6 +182,7 @@ export class ListProcessor {
       billingPeriod(new Date(this.now())),
       record.allowance,
       listUnits(record.settled),
+      record.settled,
     );
   }
 
