@@ -10,6 +10,7 @@ import { ListService } from '@svc/lists/service';
 import { createAccessLog, loggerOptions } from '@svc/telemetry';
 import { clientErrorHandler, drainUnreadBody, frameworkErrorHandler, refuseConnect, watchResponses } from './errors/client-errors.ts';
 import { BODY_LIMIT_BYTES } from './errors/api-errors.ts';
+import { useBoundedJsonParser } from './json-body/bounded-json.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { createJobRunner } from './operation.ts';
 import authPlugin from './plugins/auth.ts';
@@ -85,6 +86,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
   app.setSerializerCompiler(plainSerializerCompiler);
   // Only JSON bodies are accepted: a text body is 415, not a string to validate.
   app.removeContentTypeParser(['text/plain']);
+  // JSON bodies are measured before they are built (bounded memory whatever their shape).
+  useBoundedJsonParser(app);
   // While draining, tell clients not to reuse the connection for their next request; an answer
   // that goes out before the body arrived keeps it open so that the client reads the answer.
   app.addHook('onSend', (request, reply, payload, next) => {

@@ -7,7 +7,7 @@ import { VERIFY_JOB, toJobEntry } from '@svc/contracts';
 import { registerHandler, type RegisteredHandler } from '@svc/jobs';
 import type { Redis } from '@svc/jobs/redis';
 import type { Registry } from 'prom-client';
-import { cachedOutcomeSchema, type CachedOutcome } from './cache/cached-outcome.ts';
+import { decodeCachedOutcome, encodeCachedOutcome, type CachedOutcome } from './cache/cached-outcome.ts';
 import { MemoryTtlCache, RedisTtlCache, type TtlCache } from './cache/ttl-cache.ts';
 import { HostLimiter, type SessionLimiter } from './engine/host-limiter.ts';
 import type { ProbeTuning } from './engine/mail-server-probe.ts';
@@ -67,11 +67,15 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
   if (options.registry !== undefined && metrics !== undefined) observe(sight, options.registry, metrics);
   const resolver = sight.dns;
   const provider = (name: string | null) => name ?? 'other';
-  // Keys are hashes of addresses and values hold none (cached-outcome.ts); `v2` leaves older entries unread (and entries from before `provider` fail the schema: a miss).
+  // Keys are hashes of addresses and values hold none (cached-outcome.ts); `v3` (compact values,
+  // shorter keys) leaves older entries unread: they lapse with their time to live.
   const store: TtlCache<CachedOutcome> =
     options.redis === undefined
       ? new MemoryTtlCache<CachedOutcome>()
-      : new RedisTtlCache(options.redis, `${config.REDIS_PREFIX}:verify:outcome:v2`, cachedOutcomeSchema);
+      : new RedisTtlCache(options.redis, `${config.REDIS_PREFIX}:verify:outcome:v3`, {
+          encode: encodeCachedOutcome,
+          decode: decodeCachedOutcome,
+        });
   const ttl = config.VERIFY_RESULT_CACHE_TTL_S;
   return new Verifier({
     lookupMailHosts: (domain) => resolver.lookupMailHosts(domain),
