@@ -23,7 +23,7 @@ export const envSchema = z.object({
   PORT: int(0, 65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
   /** Idle keep-alive connections of the gateway close after this. */
-  KEEP_ALIVE_TIMEOUT_MS: int(100, 600_000).default(5_000),
+  KEEP_ALIVE_TIMEOUT_MS: int(1_001, 600_000).default(5_000),
   /** One Redis (`redis://`, `rediss://`) or Sentinel (`redis+sentinel://[user:pass@]host:port[,host:port]/master`). */
   REDIS_URL: z
     .string()
