@@ -63,7 +63,7 @@ export function legendSection(summary: { deliverable: number; risky: number; und
       h('code', {}, 'action'),
       ' (keep for deliverable, remove for undeliverable, review for risky), ',
       h('code', {}, 'flags'),
-      ` (the checks that were true, separated by ;: ${FLAGS.join(', ')}), provider and probability. They start with a byte-order mark, so Excel reads accents right. Rows without an address, or never verified because the list was cancelled, have an empty verdict.`,
+      ` (the checks that were true, separated by semicolons: ${FLAGS.join(', ')}), provider and probability. They start with a byte-order mark, so Excel reads accents right. Rows without an address, or never verified because the list was cancelled, have an empty verdict.`,
     ),
   );
 }

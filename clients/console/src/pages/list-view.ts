@@ -12,6 +12,7 @@ import { countReasons, legendSection } from '../legend.ts';
 import { confirmCancel } from '../confirm.ts';
 import { fill, h, safeFileName } from '../dom.ts';
 import { ENDED, readList, type ListObject } from '../models.ts';
+import { timeLeft, waitingLines } from '../waiting.ts';
 import { listName } from './lists.ts';
 
 const POLL_MS = 1_000;
@@ -91,7 +92,23 @@ export function listView(id: string, signal: AbortSignal): HTMLElement {
   const read = h('p', { class: 'detected' });
   const error = h('p', { class: 'error', role: 'alert' });
   const cancel = h('button', { type: 'button', hidden: true }, 'Cancel');
+  const finish = h('button', { type: 'button', class: 'primary' }, 'Finish now');
+  const waitingText = h('div', { 'aria-live': 'polite' });
+  const waitingPanel = h(
+    'section',
+    { class: 'card waiting', 'aria-labelledby': 'waiting-title', hidden: true },
+    h('h2', { id: 'waiting-title' }, 'Waiting for retries'),
+    waitingText,
+    h(
+      'p',
+      { class: 'muted' },
+      'What is settled can be downloaded below now; the waiting addresses join the files when they settle. Finish now settles them at once as risky, with the reason they were waiting for, and completes the list.',
+    ),
+    finish,
+  );
   const result = h('div');
+  // The settled part is shown again when it grows (a retry settled some), not at every poll.
+  let shownSettled = '';
 
   const show = (list: ListObject) => {
     title.textContent = listName(list);
@@ -104,8 +121,18 @@ export function listView(id: string, signal: AbortSignal): HTMLElement {
       list.column === undefined
         ? ''
         : `Address column read by the service: ${list.column.header}${list.encoding === undefined ? '' : ` (${list.encoding})`}.`;
-    status.textContent = `Status: ${list.status}. ${list.processed} of ${list.count} entries processed (${list.distinct} distinct); cost so far $${list.costUsd}.${list.error === undefined ? '' : ` ${list.error}`}`;
+    const left = list.status === 'running' ? timeLeft(list, new Date()) : '';
+    status.textContent = `Status: ${list.status}. ${list.processed} of ${list.count} entries processed (${list.distinct} distinct); cost so far $${list.costUsd}.${left === '' ? '' : ` ${left}`}${list.error === undefined ? '' : ` ${list.error}`}`;
     cancel.hidden = ENDED.has(list.status);
+    waitingPanel.hidden = list.status !== 'retrying';
+    if (list.status === 'retrying') {
+      fill(waitingText, ...waitingLines(list, new Date()).map((line) => h('p', {}, line)));
+      const settled = `${list.processed}`;
+      if (settled !== shownSettled) {
+        shownSettled = settled;
+        fill(result, summary(list, signal));
+      }
+    }
   };
   const poll = async () => {
     while (!signal.aborted) {
@@ -131,6 +158,13 @@ export function listView(id: string, signal: AbortSignal): HTMLElement {
         .finally(() => (cancel.disabled = false));
     });
   });
+  finish.addEventListener('click', () => {
+    finish.disabled = true;
+    call(`/v1/email-verify/lists/${encodeURIComponent(id)}/finish`, { method: 'POST' })
+      .then(() => (error.textContent = ''))
+      .catch((failure: unknown) => (error.textContent = messageOf(failure)))
+      .finally(() => (finish.disabled = false));
+  });
   void poll();
-  return h('div', {}, title, h('section', { class: 'card' }, read, status, progress, cancel, error), result);
+  return h('div', {}, title, h('section', { class: 'card' }, read, status, progress, cancel, error), waitingPanel, result);
 }
