@@ -2,11 +2,13 @@
  * The console's lists, as a person cleaning a CRM export uses them in Chromium: sign in, choose
  * the file, see the column the console found and the price before anything is billed, verify,
  * watch the progress to the end, read the chart and the counts, download each file and find in
- * it exactly what the API returns; then the history, where a running list is cancelled.
+ * it exactly what the API returns; then the history, where a running list is cancelled (after a
+ * confirming dialog).
  */
 import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { axe, screenshots, serious } from './browser.ts';
 import { crmExport, HOSTILE, knownUsers } from './exports.ts';
 import { listObject, listPage, sleep, startConsoleRig, type ConsoleRig } from './setup.ts';
@@ -41,7 +43,16 @@ describe('the console: lists', () => {
     await page.getByText('Detected address column: Work Email (by its header); read as UTF-8.').waitFor();
     for (const cell of HOSTILE) await page.getByRole('cell', { name: cell, exact: true }).first().waitFor();
     expect(await page.locator('main img, main b, main script').count(), 'no cell became markup').toBe(0);
-    await page.getByText(`${DISTINCT + 1} addresses, ${DISTINCT} distinct. Price: $0.45`).waitFor();
+    // The price after the key's free units left this month (batches and lists share them), and without them.
+    const free = z
+      .object({ operations: z.object({ 'email-verify.list': z.object({ freeRemaining: z.number() }) }) })
+      .parse(await (await api('/v1/usage')).json()).operations['email-verify.list'].freeRemaining;
+    const billed = Math.max(0, 3 - free);
+    await page
+      .getByText(
+        `${DISTINCT + 1} addresses, ${DISTINCT} distinct. Price: $${(billed * 0.15).toFixed(2)} (3 units of 100 distinct addresses at the batch price; ${Math.min(3, free)} of your ${free} free units left this month are used first; $0.45 without the free allowance).`,
+      )
+      .waitFor();
 
     // By keyboard: the arrow keys move the choice to the next column (Phone), and back.
     await column.focus();
@@ -120,8 +131,19 @@ describe('the console: lists', () => {
     await page.getByRole('link', { name: 'Lists' }).click();
 
     const running = page.getByRole('row', { name: /^slow\b/ });
-    await running.getByRole('button', { name: 'Cancel' }).click();
     const slowId = listPage.parse(await (await api('/v1/email-verify/lists')).json()).lists[0]?.id;
+    // Cancel asks first; declining (the focused choice) leaves the list running.
+    await running.getByRole('button', { name: 'Cancel' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Cancel “slow”?' });
+    await dialog.waitFor();
+    await dialog.getByText('never be verified nor billed').waitFor();
+    expect(serious(await axe(page, 'cancel-confirm'))).toEqual([]);
+    await page.keyboard.press('Enter');
+    await dialog.waitFor({ state: 'detached' });
+    await sleep(500);
+    expect(listObject.parse(await (await api(`/v1/email-verify/lists/${slowId}`)).json()).status).not.toBe('cancelled');
+    await running.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.getByRole('button', { name: 'Cancel list' }).click();
     await expect
       .poll(async () => listObject.parse(await (await api(`/v1/email-verify/lists/${slowId}`)).json()).status, { timeout: 10_000 })
       .toBe('cancelled');

@@ -23,6 +23,10 @@ export interface UsageRow {
   billableCalls: number;
   freeRemaining: number;
   costUsd: string;
+  /** Where the API gives them: list addresses processed (calls are their units of 100), the unit price, the month's allowance it draws on. */
+  addresses?: number;
+  priceUsd?: string;
+  freeAllowance?: number;
 }
 
 export const ENDED = new Set(['completed', 'cancelled', 'failed']);
@@ -82,6 +86,12 @@ export function readListPage(value: unknown): { lists: ListObject[]; nextCursor:
 export function readUsage(value: unknown): { period: string; rows: UsageRow[]; totalCostUsd: string } {
   const usage = record(value, 'usage');
   const operations = record(usage.operations, 'operations');
+  // Each free allowance once, with the operations drawing on it (batches and lists share one).
+  const allowances = Array.isArray(usage.allowances) ? usage.allowances.filter(isRecord) : [];
+  const allowanceOf = (operation: string): number | undefined => {
+    const found = allowances.find((entry) => Array.isArray(entry.operations) && entry.operations.includes(operation));
+    return typeof found?.allowance === 'number' ? found.allowance : undefined;
+  };
   const rows = Object.entries(operations).map(([operation, raw]) => {
     const row = record(raw, operation);
     return {
@@ -90,6 +100,9 @@ export function readUsage(value: unknown): { period: string; rows: UsageRow[]; t
       billableCalls: count(row.billableCalls, 'billableCalls'),
       freeRemaining: count(row.freeRemaining, 'freeRemaining'),
       costUsd: text(row.costUsd, 'costUsd'),
+      ...(typeof row.addresses === 'number' ? { addresses: row.addresses } : {}),
+      ...(typeof row.priceUsd === 'string' ? { priceUsd: row.priceUsd } : {}),
+      ...(allowanceOf(operation) === undefined ? {} : { freeAllowance: allowanceOf(operation) }),
     };
   });
   return { period: text(usage.period, 'period'), rows, totalCostUsd: text(usage.totalCostUsd, 'totalCostUsd') };

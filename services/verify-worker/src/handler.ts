@@ -7,7 +7,7 @@ import { VERIFY_JOB, toJobEntry } from '@svc/contracts';
 import { registerHandler, type RegisteredHandler } from '@svc/jobs';
 import type { Redis } from '@svc/jobs/redis';
 import type { Registry } from 'prom-client';
-import { cachedOutcomeSchema, type CachedOutcome } from './cache/cached-outcome.ts';
+import { decodeCachedOutcome, encodeCachedOutcome, type CachedOutcome } from './cache/cached-outcome.ts';
 import { MemoryTtlCache, RedisTtlCache, type TtlCache } from './cache/ttl-cache.ts';
 import { HostLimiter, type SessionLimiter } from './engine/host-limiter.ts';
 import type { ProbeTuning } from './engine/mail-server-probe.ts';
@@ -16,6 +16,9 @@ import type { Logger } from '@svc/telemetry';
 import { sightFor, type Sight } from './health/sight.ts';
 import { createVerifyMetrics } from './metrics.ts';
 import { filterProbeTargets } from './net/private-address.ts';
+import { politenessState } from './politeness/assemble.ts';
+import { politenessEvents } from './politeness/metrics.ts';
+import { SessionGate, type WorkPriority } from './politeness/session-gate.ts';
 
 export interface VerifyHandlerOptions {
   config: Config;
@@ -28,6 +31,8 @@ export interface VerifyHandlerOptions {
   limiter?: SessionLimiter;
   /** Where the one line of each change of resolver trust or egress openness goes. */
   logger?: Logger;
+  /** Whose work this verifier does: lists leave part of each provider budget to batches. Default `batch`. */
+  priority?: WorkPriority;
 }
 
 /** One set of verify metrics per registry: the batch and the list verifier of a process share it. */
@@ -67,12 +72,18 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
   if (options.registry !== undefined && metrics !== undefined) observe(sight, options.registry, metrics);
   const resolver = sight.dns;
   const provider = (name: string | null) => name ?? 'other';
-  // Keys are hashes of addresses and values hold none (cached-outcome.ts); `v2` leaves older entries unread (and entries from before `provider` fail the schema: a miss).
+  // Keys are hashes of addresses and values hold none (cached-outcome.ts); `v3` (compact values,
+  // shorter keys) leaves older entries unread: they lapse with their time to live.
   const store: TtlCache<CachedOutcome> =
     options.redis === undefined
       ? new MemoryTtlCache<CachedOutcome>()
-      : new RedisTtlCache(options.redis, `${config.REDIS_PREFIX}:verify:outcome:v2`, cachedOutcomeSchema);
+      : new RedisTtlCache(options.redis, `${config.REDIS_PREFIX}:verify:outcome:v3`, {
+          encode: encodeCachedOutcome,
+          decode: decodeCachedOutcome,
+        });
   const ttl = config.VERIFY_RESULT_CACHE_TTL_S;
+  const polite = politenessState(config, options.redis, options.registry);
+  const gate = new SessionGate(polite.backoff, polite.budgets, politenessEvents(options.registry));
   return new Verifier({
     lookupMailHosts: (domain) => resolver.lookupMailHosts(domain),
     dnsKeepSeconds: (domain) => resolver.keepSeconds(domain),
@@ -107,6 +118,7 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
         },
       },
       ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
+      politeness: { gate, priority: options.priority ?? 'batch' },
       trackOpen: (delta) => metrics?.smtpSessionsOpen.inc(delta),
       onReply: (code) => metrics?.smtpReplies.inc({ class: `${Math.floor(code / 100)}xx` }),
       observeSession: (result) =>

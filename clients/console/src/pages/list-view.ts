@@ -6,6 +6,7 @@
 import { ApiFailure, call, callJson, messageOf } from '../api.ts';
 import { VERDICTS, verdictChart } from '../chart.ts';
 import { filterResults } from '../csv.ts';
+import { confirmCancel } from '../confirm.ts';
 import { fill, h, safeFileName } from '../dom.ts';
 import { ENDED, readList, type ListObject } from '../models.ts';
 import { listName } from './lists.ts';
@@ -93,10 +94,13 @@ export function listView(id: string, signal: AbortSignal): HTMLElement {
     }
   };
   cancel.addEventListener('click', () => {
-    cancel.disabled = true;
-    call(`/v1/email-verify/lists/${encodeURIComponent(id)}`, { method: 'DELETE' })
-      .catch((failure: unknown) => (error.textContent = messageOf(failure)))
-      .finally(() => (cancel.disabled = false));
+    void confirmCancel(title.textContent ?? id).then((confirmed) => {
+      if (!confirmed) return;
+      cancel.disabled = true;
+      call(`/v1/email-verify/lists/${encodeURIComponent(id)}`, { method: 'DELETE' })
+        .catch((failure: unknown) => (error.textContent = messageOf(failure)))
+        .finally(() => (cancel.disabled = false));
+    });
   });
   void poll();
   return h('div', {}, title, h('section', { class: 'card' }, read, status, progress, cancel, error), result);

@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isEnded, type ListStatus, type VerifyOptions, type VerifyOutcome } from '@svc/contracts';
+import { linkedSignal } from '@svc/jobs';
 import { billingPeriod, costOf, listUnits, type Meter } from '@svc/metering';
 import type { Logger } from '@svc/telemetry';
 import type { CallbackDispatcher, ListEventType } from '@svc/webhooks';
@@ -80,17 +81,20 @@ export class ListProcessor {
     if (due.length > 0) {
       const cancelled = new AbortController();
       const stopWatching = this.watchForEnd(record.id, cancelled);
+      // Released after the chunk: `signal` may live as long as the process (the embedded queue's shutdown).
+      const linked = linkedSignal([signal, cancelled.signal]);
       let results: VerifyOutcome[];
       try {
         results = await this.deps.verify(
           due.map(([, address]) => address),
           {
             deadlineAt: this.now() + this.deps.chunkDeadlineMs,
-            signal: AbortSignal.any([signal, cancelled.signal]),
+            signal: linked.signal,
             beforeSession: () => this.stillActive(record.id, cancelled),
           },
         );
       } finally {
+        linked.release();
         stopWatching();
       }
       // Shutting down: what was cut short is not an answer; the job is taken up again.
@@ -178,6 +182,7 @@ export class ListProcessor {
       billingPeriod(new Date(this.now())),
       record.allowance,
       listUnits(record.settled),
+      record.settled,
     );
   }
 

@@ -8,3 +8,4 @@ export { ListService, type ListLog, type ListOwner, type ListsDeps, type NewList
 export { payloadTooLarge, readCsvUpload, type CsvUpload, type CsvUploadOptions } from './csv-upload.ts';
 export { csvResults, jsonResults, resultsPage } from './list-results.ts';
 export { PARAMETER_MESSAGES, jsonInput, listBodyError, parameterError } from './list-input.ts';
+export { tooManyAddresses } from './list-builder.ts';

@@ -11,6 +11,7 @@ import {
   ApiError,
   LIST_BODY_LIMIT_BYTES,
   MAX_LIST_ADDRESSES,
+  FULL_RESULT_COLUMNS,
   RESULT_COLUMNS,
   invalidParameter,
   listCreateBodySchema,
@@ -63,6 +64,7 @@ const queryError = parameterError({
   ...PARAMETER_MESSAGES,
   limit: 'limit must be an integer from 1 to 100.',
   format: 'format must be json or csv.',
+  columns: 'columns must be default or full.',
 });
 
 const idParams = validated(
@@ -90,8 +92,10 @@ const uploadBody = {
 };
 
 const csvResultsBody = csvStreamSchema(
-  `The uploaded file (a JSON list: one \`email\` column) with ${RESULT_COLUMNS.join(', ')} appended, in the upload's separator ` +
-    '(and byte-order mark); settled entries only, in input order.',
+  `The uploaded file (a JSON list: one \`email\` column) with ${RESULT_COLUMNS.join(', ')} appended (\`columns=full\`: ` +
+    `${FULL_RESULT_COLUMNS.join(', ')}), in the upload's separator, after a UTF-8 byte-order mark; settled entries only, in input ` +
+    "order. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'` so that a " +
+    'spreadsheet shows it as text instead of running it.',
 );
 
 const NOT_METERED = 'Not metered: reading and cancelling lists cost nothing and are not rate-limited.';
@@ -285,7 +289,9 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
         description:
           'One result per settled entry, in input order, streamed; entries not settled yet are left out and counted in `pending` ' +
           `(and \`X-List-Pending\`), so results may be read while the list runs. \`format=csv\` answers the uploaded file with ` +
-          `${RESULT_COLUMNS.join(', ')} appended. ${NOT_METERED}`,
+          `${RESULT_COLUMNS.join(', ')} appended; \`columns=full\` also appends action (keep, review, remove), flags (role, free, ` +
+          'disposable, catch_all, duplicate), provider and probability. Every CSV starts with a UTF-8 byte-order mark, and cells a ' +
+          `spreadsheet would run as formulas are written with a leading \`'\`. ${NOT_METERED}`,
         security: BEARER_SECURITY,
         params: idParams,
         querystring: validated(listResultsQuerySchema, queryError),
@@ -299,7 +305,7 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
             },
           }),
           ...unmeteredBadRequest({
-            description: '`format` is neither `json` nor `csv`, or an unknown parameter.',
+            description: '`format` is neither `json` nor `csv`, `columns` neither `default` nor `full`, or an unknown parameter.',
             examples: LIST_RESULTS_ERRORS,
           }),
           ...listNotFound(),
@@ -311,7 +317,7 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
       reply.header('X-List-Status', record.status).header('X-List-Pending', String(record.count - record.processed));
       if (request.query.format === 'csv') {
         reply.type('text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${record.id}.csv"`);
-        return reply.send(Readable.from(csvResults(lists.store, record)));
+        return reply.send(Readable.from(csvResults(lists.store, record, request.query.columns)));
       }
       return reply.type('application/json; charset=utf-8').send(Readable.from(jsonResults(lists.store, record)));
     },

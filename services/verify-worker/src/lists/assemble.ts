@@ -38,6 +38,7 @@ export function createListProcessor(parts: ListWorkParts): ListProcessor {
     ...(parts.redis === undefined ? {} : { redis: parts.redis }),
     ...(parts.logger === undefined ? {} : { logger: parts.logger }),
     limiter: parts.limiter,
+    priority: 'list',
   });
   return new ListProcessor({
     store: parts.store,

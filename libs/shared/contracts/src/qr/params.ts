@@ -4,8 +4,9 @@
  */
 import { z } from 'zod';
 import { colour } from './colour.ts';
+import { MAX_DATA_CODE_POINTS } from './rules.ts';
 
-export const MAX_DATA_CODE_POINTS = 800;
+export { MARGIN, MAX_DATA_CODE_POINTS, SCALE } from './rules.ts';
 
 export const data = z
   .string()
@@ -63,10 +64,6 @@ export const jsonInt = (min: number, max: number, fallback: number, what: string
  * raising one raises both, in both modes.
  */
 export const withinLimits = ([min, max]: readonly [number, number, ...unknown[]]) => z.number().int().min(min).max(max);
-
-/** `[min, max, default, what]` of the scale and the margin, for routes, tools and the job alike. */
-export const SCALE = [1, 40, 8, 'Pixels per module'] as const;
-export const MARGIN = [0, 20, 4, 'Quiet zone in modules (below 4 harms scanning)'] as const;
 
 const DARK = ['#000000', 'Colour of the dark modules'] as const;
 const LIGHT = ['#ffffff', 'Background colour (alpha 0 for transparent)'] as const;
