@@ -256,7 +256,8 @@ describe('bullmq: failure behaviour', () => {
     const transport = await BullTransport.create({ redis: proxy.url, redisPrefix: prefix, kinds: [ECHO_JOB] });
     try {
       proxy.cut();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Once the transport knows Redis is gone (its probe fails), a submit must not wait for it.
+      await expect.poll(() => transport.isReady(), { timeout: 5_000, interval: 20 }).toBe(false);
       const started = Date.now();
       const error = await rejection(submit(transport, { value: 'x' }, 10_000));
       expect(error.code).toBe('service_unavailable');
