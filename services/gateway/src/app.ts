@@ -141,7 +141,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
     allowPrivateCallbacks: config.LIST_ALLOW_PRIVATE_CALLBACKS,
   });
   await app.register(listRoutes, { lists });
-  await app.register(mcpRoutes, { runner, lists, ...(deps.toolCallRelay === undefined ? {} : { relay: deps.toolCallRelay }) });
+  await app.register(mcpRoutes, {
+    runner,
+    lists,
+    allowedOrigins: config.MCP_ALLOWED_ORIGINS ?? [],
+    ...(deps.toolCallRelay === undefined ? {} : { relay: deps.toolCallRelay }),
+  });
   await app.register(usageRoutes, { meter: deps.meter, freeAllowances: config.freeAllowances });
   await app.register(consoleRoutes, {});
 

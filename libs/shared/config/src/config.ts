@@ -50,6 +50,8 @@ export const envSchema = z.object({
     .regex(/^(?=.)[A-Za-z0-9_.:-]*(\{[A-Za-z0-9_.:-]+\}[A-Za-z0-9_.:-]*)?$/, 'letters, digits, _ . : - and at most one {tag}')
     .default('svc'),
   API_KEYS: csv.optional(),
+  /** Browser origins (`https://app.example.com`) allowed to call the tool servers besides the service's own. */
+  MCP_ALLOWED_ORIGINS: csv.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
   RATE_LIMIT_EMAIL_VERIFY_BATCH: int(0, 1_000_000).default(OPERATIONS['email-verify.batch'].defaultRateLimitPerMinute),

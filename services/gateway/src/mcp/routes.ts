@@ -23,6 +23,8 @@ import { callerKey } from '../routes/guards.ts';
 import { loadMcpSdk, type McpSdk } from './sdk.ts';
 import { sendAnswer, webRequestOf } from './exchange.ts';
 import { claimsModernEra } from './era.ts';
+import { OriginPolicy } from './origin.ts';
+import { sendError } from '../errors/api-errors.ts';
 import { TOOL_SERVERS, createToolServer, type ToolServerDef } from './servers.ts';
 import { malformedToolCalls, toolCallId, toolCallOperation, wantsProgress } from './tool-call.ts';
 import { withContractToolErrors } from './tool-result.ts';
@@ -80,6 +82,23 @@ async function serveModern(sdk: McpSdk, server: McpServer, webRequest: Request, 
   return { response, teardown: () => void handler.close().catch(() => undefined) };
 }
 
+const header = (request: FastifyRequest, name: string): string | undefined => {
+  const value = request.headers[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+const FOREIGN_ORIGIN =
+  "Requests from this browser origin are not allowed: only the service's own origin and those in MCP_ALLOWED_ORIGINS may call the tool servers.";
+
+/** A foreign Origin, refused 403: a 2026 request as a JSON-RPC error (no id: nothing was read), a 2025 one in the contract's format. */
+function refuseOrigin(reply: FastifyReply, version: string | undefined): FastifyReply {
+  if (version === undefined || /^202[45]-/.test(version)) return sendError(reply, new ApiError('forbidden', FOREIGN_ORIGIN));
+  return reply
+    .code(403)
+    .type('application/json; charset=utf-8')
+    .send({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Forbidden: ${FOREIGN_ORIGIN}`, data: { error: 'forbidden' } } });
+}
+
 interface Exchange {
   response: Response;
   teardown: () => void;
@@ -117,16 +136,22 @@ async function serve(
 
 export function mcpRoutes(
   app: FastifyInstance,
-  options: { runner: JobRunner; lists: ListService; relay?: CancellationRelay },
+  options: { runner: JobRunner; lists: ListService; relay?: CancellationRelay; allowedOrigins?: readonly string[] },
   done: (error?: Error) => void,
 ): void {
   const inFlight = new InFlightToolCalls(options.relay);
+  const origins = new OriginPolicy(options.allowedOrigins ?? []);
   for (const definition of TOOL_SERVERS) {
     app.post(
       `/api/mcp/${definition.name}`,
       {
         schema: { hide: true },
         config: { auth: 'key', toolOperations: definition.operations },
+        // Before the key check (appended after a route's own hooks) and before the body is read.
+        onRequest: (request, reply, next) => {
+          if (origins.allows(header(request, 'origin'), header(request, 'host'))) next();
+          else void refuseOrigin(reply, header(request, 'mcp-protocol-version'));
+        },
         preHandler: async (request, reply) => {
           const keyId = request.identity.key?.id;
           if (keyId === undefined) return;
