@@ -156,21 +156,44 @@ describe('the console: pages', () => {
     expect((after.operations['qr.wifi']?.calls ?? 0) - (before.operations['qr.wifi']?.calls ?? 0)).toBe(1);
   });
 
-  it('usage: this month’s calls and cost per operation, as the API counts them', async () => {
+  it('usage: this month’s use, free allowance left, unit prices and cost per operation, and the total, as the API counts them', async () => {
     const { page, api } = rig;
     await page.getByRole('link', { name: 'Usage' }).click();
     const usage = z
-      .object({ operations: z.record(z.string(), z.object({ calls: z.number(), costUsd: z.string() })), totalCostUsd: z.string() })
+      .object({
+        operations: z.record(
+          z.string(),
+          z.object({ calls: z.number(), billableCalls: z.number(), freeRemaining: z.number(), costUsd: z.string() }),
+        ),
+        totalCostUsd: z.string(),
+      })
       .parse(await (await api('/v1/usage')).json());
     await page.getByRole('table').waitFor();
-    for (const [operation, row] of Object.entries(usage.operations)) {
-      const cells = await page
-        .getByRole('row', { name: new RegExp(`^${operation.replace('.', '\\.')}\\b`) })
+    const cellsOf = (operation: string) =>
+      page
+        .getByRole('row', { name: new RegExp(`\\b${operation.replace('.', '\\.')}\\b`) })
         .getByRole('cell')
         .allTextContents();
-      expect(cells[0], operation).toBe(String(row.calls));
+    const prices: Record<string, string> = {
+      'email-verify.batch': '$0.15 per call',
+      'email-verify.single': '$0.003 per call',
+      'qr.generate': '$0.0005 per code',
+      'qr.wifi': '$0.0005 per code',
+      'email-verify.list': '$0.15 per 100 distinct addresses',
+    };
+    for (const [operation, row] of Object.entries(usage.operations)) {
+      const cells = await cellsOf(operation);
+      expect(cells[2], operation).toBe(prices[operation]);
+      expect(cells[3], operation).toBe(String(row.billableCalls));
       expect(cells.at(-1), operation).toBe(`$${row.costUsd}`);
     }
+    expect((await cellsOf('qr.generate'))[0]).toBe(`${usage.operations['qr.generate']?.calls} codes`);
+    expect((await cellsOf('email-verify.batch'))[1]).toMatch(
+      new RegExp(`^${usage.operations['email-verify.batch']?.freeRemaining} units?\\b`),
+    );
+    // The batch allowance is shown once: lists draw on it.
+    expect((await cellsOf('email-verify.list'))[1]).toBe('shared with batches');
+    expect((await cellsOf('email-verify.list'))[0]).toMatch(/units? of 100 addresses/);
     expect(usage.operations['qr.generate']?.calls).toBeGreaterThan(0);
     await page.getByRole('row', { name: `Total this month $${usage.totalCostUsd}` }).waitFor();
     expect(serious(await axe(page, 'usage'))).toEqual([]);
