@@ -88,6 +88,7 @@ export class ListProcessor {
             deadlineAt: this.now() + this.deps.chunkDeadlineMs,
             signal: AbortSignal.any([signal, cancelled.signal]),
             beforeSession: () => this.stillActive(record.id, cancelled),
+            keyId: record.keyId,
           },
         );
       } finally {

@@ -10,6 +10,7 @@ import { ListProcessor } from '@svc/lists/processor';
 import type { CallbackDispatcher } from '@svc/webhooks';
 import type { Meter } from '@svc/metering';
 import type { Logger } from '@svc/telemetry';
+import type { Feedback } from '@svc/feedback';
 import type { Registry } from 'prom-client';
 import type { SessionLimiter } from '../engine/host-limiter.ts';
 import { createVerifier } from '../handler.ts';
@@ -28,6 +29,7 @@ export interface ListWorkParts {
   registry?: Registry;
   redis?: Redis;
   logger?: Logger;
+  feedback?: Feedback;
 }
 
 export function createListProcessor(parts: ListWorkParts): ListProcessor {
@@ -38,6 +40,7 @@ export function createListProcessor(parts: ListWorkParts): ListProcessor {
     ...(parts.redis === undefined ? {} : { redis: parts.redis }),
     ...(parts.logger === undefined ? {} : { logger: parts.logger }),
     limiter: parts.limiter,
+    ...(parts.feedback === undefined ? {} : { feedback: parts.feedback }),
   });
   return new ListProcessor({
     store: parts.store,
