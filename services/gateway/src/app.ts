@@ -25,6 +25,7 @@ import { plainSerializerCompiler, schemaCompilersFactory, zodValidatorCompiler }
 import { healthRoutes } from './routes/health.ts';
 import { listRoutes } from './routes/lists.ts';
 import { qrRoutes } from './routes/qr.ts';
+import { feedbackRoutes } from './routes/feedback.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { verifyRoutes } from './routes/verify.ts';
 import type { GatewayDeps } from './types.ts';
@@ -113,6 +114,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
   await app.register(authPlugin, { keys: deps.keys });
   await app.register(rateLimitPlugin, {
     limits: config.rateLimits,
+    unmetered: { 'email-verify.feedback': config.RATE_LIMIT_EMAIL_VERIFY_FEEDBACK },
     windowMs: config.RATE_LIMIT_WINDOW_MS,
     redis: deps.rateLimitRedis,
     redisPrefix: config.REDIS_PREFIX,
@@ -148,6 +150,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
     ...(deps.toolCallRelay === undefined ? {} : { relay: deps.toolCallRelay }),
   });
   await app.register(usageRoutes, { meter: deps.meter, freeAllowances: config.freeAllowances });
+  await app.register(feedbackRoutes, { feedback: deps.feedback, config });
   await app.register(consoleRoutes, {});
 
   return { app, drain: () => void (accepting = false) };

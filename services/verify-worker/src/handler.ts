@@ -13,6 +13,8 @@ import { HostLimiter, type SessionLimiter } from './engine/host-limiter.ts';
 import type { ProbeTuning } from './engine/mail-server-probe.ts';
 import { Verifier } from './engine/verifier.ts';
 import type { Logger } from '@svc/telemetry';
+import { memoryFeedback, type Feedback } from '@svc/feedback';
+import { redisFeedback } from '@svc/feedback/redis';
 import { sightFor, type Sight } from './health/sight.ts';
 import { createVerifyMetrics } from './metrics.ts';
 import { filterProbeTargets } from './net/private-address.ts';
@@ -33,6 +35,8 @@ export interface VerifyHandlerOptions {
   logger?: Logger;
   /** Whose work this verifier does: lists leave part of each provider budget to batches. Default `batch`. */
   priority?: WorkPriority;
+  /** Learning from sends; absent: the Redis store with `redis`, embedded mode's memory store, else none. */
+  feedback?: Feedback;
 }
 
 /** One set of verify metrics per registry: the batch and the list verifier of a process share it. */
@@ -84,7 +88,16 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
   const ttl = config.VERIFY_RESULT_CACHE_TTL_S;
   const polite = politenessState(config, options.redis, options.registry);
   const gate = new SessionGate(polite.backoff, polite.budgets, politenessEvents(options.registry));
+  // Embedded mode shares the gateway's (one per configuration); a distributed worker reads Redis.
+  const feedback =
+    options.feedback ??
+    (options.redis !== undefined
+      ? redisFeedback(options.redis, config.REDIS_PREFIX, config)
+      : config.mode === 'embedded'
+        ? memoryFeedback(config)
+        : undefined);
   return new Verifier({
+    ...(feedback === undefined ? {} : { feedback }),
     lookupMailHosts: (domain) => resolver.lookupMailHosts(domain),
     dnsKeepSeconds: (domain) => resolver.keepSeconds(domain),
     health: sight.health,
@@ -132,7 +145,9 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
 export function createVerifyHandler(options: VerifyHandlerOptions): RegisteredHandler {
   const verifier = createVerifier(options);
   // The job's answer carries no address (it passes through Redis); the gateway adds the entries back.
-  return registerHandler(VERIFY_JOB, async ({ emails }, context) => ({
-    results: (await verifier.verify(emails, { deadlineAt: context.deadlineAt, signal: context.signal })).map(toJobEntry),
+  return registerHandler(VERIFY_JOB, async ({ emails, keyId }, context) => ({
+    results: (
+      await verifier.verify(emails, { deadlineAt: context.deadlineAt, signal: context.signal, ...(keyId === undefined ? {} : { keyId }) })
+    ).map(toJobEntry),
   }));
 }

@@ -36,6 +36,8 @@ import {
   type ServerLimits,
 } from './mail-server-probe.ts';
 import { invalidSyntaxOutcome, probedOutcome, unexpectedErrorOutcome } from './results.ts';
+import type { Feedback } from '@svc/feedback';
+import { applyRecalled, recallFeedback, rememberVerifications } from './feedback-effects.ts';
 
 export type { VerifyOptions, VerifyOutcome } from '@svc/contracts';
 
@@ -59,6 +61,8 @@ export interface VerifierDeps {
   /** Whether the verifier can see: resolver and egress health (health/). Absent: it always can. */
   health?: VerifierHealth;
   onResult?: (result: VerifyResult) => void;
+  /** Learning from sends: what the calling key reported (feedback-effects.ts). Absent: none. */
+  feedback?: Feedback;
 }
 
 /** The verifier's view of its own blind spots. */
@@ -124,7 +128,7 @@ export class Verifier {
     setMaxListeners(0, signal); // one listener per concurrent session, by design
     let byKey: Map<string, VerifyOutcome>;
     try {
-      byKey = await this.verifyDistinct(emails, signal, deadlineAt, options.beforeSession);
+      byKey = await this.verifyDistinct(emails, signal, deadlineAt, options.beforeSession, options.keyId);
     } finally {
       release();
     }
@@ -139,6 +143,7 @@ export class Verifier {
     signal: AbortSignal,
     deadlineAt: number,
     beforeSession: BeforeSession | undefined,
+    keyId?: string,
   ): Promise<Map<string, VerifyOutcome>> {
     const settled = new Map<string, VerifyOutcome>();
     const toProbe = new Map<string, ParsedAddress>();
@@ -153,6 +158,8 @@ export class Verifier {
         settled.set(key, unexpectedErrorOutcome(email, false));
       }
     }
+    // A known bounce is settled here: no probe, no cache.
+    const recalled = await recallFeedback(this.deps.feedback, keyId, toProbe, settled);
     await this.readCache(toProbe, settled);
 
     const domains = [...new Set([...toProbe.values()].map((parsed) => parsed.domain))];
@@ -223,6 +230,9 @@ export class Verifier {
       }
     }
     await Promise.all(cacheWrites);
+    // The cache keeps what the probe found; the key's reports are applied on top, for this key only.
+    applyRecalled(this.deps.feedback, keyId, settled, recalled);
+    await rememberVerifications(this.deps.feedback, keyId, settled);
     return settled;
   }
 
