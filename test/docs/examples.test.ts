@@ -284,7 +284,7 @@ function classify(block: Record<string, unknown>): string | undefined {
     'count,results,summary': 'batch',
     'checks,email,reason,score,verdict': 'single',
     'ecc,margin,modules,size,version': 'matrix hello',
-    'operations,period,totalCostUsd': 'usage',
+    'allowances,operations,period,totalCostUsd': 'usage',
     'count,id,pending,results,status': 'list results running',
     '_meta,content,structuredContent': 'tool qr_generate hello',
   };

@@ -11,6 +11,8 @@ import { buildDistributedGateway } from '@svc/gateway/distributed';
 import { qrJobHandler } from '@svc/qr-worker';
 import type { FastifyInstance } from 'fastify';
 import { createVerifyHandler } from '@svc/verify-worker';
+import { redisFeedback } from '@svc/feedback/redis';
+import { Redis } from 'ioredis';
 import { buildEmbedded, defaultHandlers } from '../../scripts/embedded.ts';
 
 export type Mode = 'embedded' | 'distributed';
@@ -72,10 +74,13 @@ async function distributedParts(options: ServerOptions, key: string, revokedKey:
   await built.keys.create('test', key);
   await built.keys.create('revoked', revokedKey);
   await built.keys.revoke('revoked');
+  // The verify worker reads the feedback the gateway's doors write (Redis), as a deployed one does.
+  const feedbackRedis = new Redis(url, { maxRetriesPerRequest: 1 });
+  const feedback = redisFeedback(feedbackRedis, prefix, config);
   const workers: Worker[] =
     options.workers === false
       ? []
-      : (options.handlers ?? [qrJobHandler, createVerifyHandler({ config })]).map((handler) =>
+      : (options.handlers ?? [qrJobHandler, createVerifyHandler({ config, feedback })]).map((handler) =>
           startBullWorker(handler, { redis: url, redisPrefix: prefix, concurrency: 4 }),
         );
   return {
@@ -85,6 +90,7 @@ async function distributedParts(options: ServerOptions, key: string, revokedKey:
     close: async () => {
       await built.gateway.app.close();
       await Promise.all(workers.map((worker) => worker.close()));
+      feedbackRedis.disconnect();
       for (const close of built.closers) await close();
       if (options.prefix === undefined) await dropPrefix(url, prefix);
     },

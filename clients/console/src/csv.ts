@@ -104,7 +104,20 @@ export function countAddresses(rows: string[][], column: number): { addresses: n
  * `$` and the amount, in dollars and cents: what the distinct addresses cost once processed, by the
  * service's billing rule (a unit per started 100, each at the list operation's price).
  */
-export const priceOf = (distinct: number): string => `$${(costOf('email-verify.list', listUnits(distinct)) / 1_000_000).toFixed(2)}`;
+const dollars = (microUsd: number): string => `$${(microUsd / 1_000_000).toFixed(2)}`;
+
+export const priceOf = (distinct: number): string => dollars(costOf('email-verify.list', listUnits(distinct)));
+
+/**
+ * What this list will be charged given the key's free units left this month (the batch
+ * allowance, which list units share): its units, how many the allowance covers, the price after
+ * it and the price without it. `freeUnits` unknown (usage could not be read): no discount shown.
+ */
+export function chargeOf(distinct: number, freeUnits: number | undefined): { units: number; free: number; price: string; full: string } {
+  const units = listUnits(distinct);
+  const free = Math.min(units, Math.max(0, freeUnits ?? 0));
+  return { units, free, price: dollars(costOf('email-verify.list', units - free)), full: dollars(costOf('email-verify.list', units)) };
+}
 
 /** The results CSV cut to one verdict: the header row and the rows whose `verdict` column says it. */
 export function filterResults(csv: string, verdict: string): string {

@@ -26,6 +26,7 @@ import { plainSerializerCompiler, schemaCompilersFactory, zodValidatorCompiler }
 import { healthRoutes } from './routes/health.ts';
 import { listRoutes } from './routes/lists.ts';
 import { qrRoutes } from './routes/qr.ts';
+import { feedbackRoutes } from './routes/feedback.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { verifyRoutes } from './routes/verify.ts';
 import type { GatewayDeps } from './types.ts';
@@ -116,6 +117,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
   await app.register(authPlugin, { keys: deps.keys });
   await app.register(rateLimitPlugin, {
     limits: config.rateLimits,
+    unmetered: { 'email-verify.feedback': config.RATE_LIMIT_EMAIL_VERIFY_FEEDBACK },
     windowMs: config.RATE_LIMIT_WINDOW_MS,
     redis: deps.rateLimitRedis,
     redisPrefix: config.REDIS_PREFIX,
@@ -139,12 +141,19 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
     queue: deps.lists.queue,
     meter: deps.meter,
     maxActivePerKey: config.LIST_MAX_ACTIVE_PER_KEY,
+    maxStoredRowsPerKey: config.LIST_MAX_STORED_ROWS_PER_KEY,
     freeAllowances: config.freeAllowances,
     allowPrivateCallbacks: config.LIST_ALLOW_PRIVATE_CALLBACKS,
   });
   await app.register(listRoutes, { lists });
-  await app.register(mcpRoutes, { runner, lists, ...(deps.toolCallRelay === undefined ? {} : { relay: deps.toolCallRelay }) });
+  await app.register(mcpRoutes, {
+    runner,
+    lists,
+    allowedOrigins: config.MCP_ALLOWED_ORIGINS ?? [],
+    ...(deps.toolCallRelay === undefined ? {} : { relay: deps.toolCallRelay }),
+  });
   await app.register(usageRoutes, { meter: deps.meter, freeAllowances: config.freeAllowances });
+  await app.register(feedbackRoutes, { feedback: deps.feedback, config });
   await app.register(consoleRoutes, {});
 
   const metricsListener = buildMetricsListener(deps.renderMetrics);

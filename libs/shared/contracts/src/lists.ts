@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { MAX_LIST_ADDRESSES } from './list-rules.ts';
+import { RESULT_FORMS } from './results-file.ts';
 import { summarySchema, verifyResultSchema } from './verify.ts';
 
 export const LIST_NAME_MAX = 200;
@@ -103,7 +104,17 @@ export const listPageQuerySchema = z
   })
   .strict();
 
-export const listResultsQuerySchema = z.object({ format: z.enum(['json', 'csv']).default('json') }).strict();
+export const listResultsQuerySchema = z
+  .object({
+    format: z.enum(['json', 'csv']).default('json'),
+    columns: z
+      .enum(RESULT_FORMS)
+      .default('default')
+      .describe(
+        'CSV only: `full` appends action, flags, provider and probability after the four result columns (what the console and verify-list download).',
+      ),
+  })
+  .strict();
 
 /** JSON results: the batch result shape per entry, in input order, settled entries only. */
 export const listResultsSchema = z
@@ -115,10 +126,3 @@ export const listResultsSchema = z
     results: z.array(verifyResultSchema),
   })
   .strict();
-
-/**
- * Columns appended to the uploaded ones in CSV results: the contract's four, exactly (a
- * spreadsheet's formulas and an import's column mapping rely on them). The provider is in the
- * JSON results' `checks.provider`.
- */
-export const RESULT_COLUMNS = ['verdict', 'score', 'reason', 'did_you_mean'] as const;

@@ -4,7 +4,15 @@
  * own spelling; rows without an address only in the CSV, with empty result columns. The view is a snapshot of the list record read first: results that settled after
  * it are left out with the rest, so `pending` is exact (`count - processed` of that record).
  */
-import { RESULT_COLUMNS, type VerifyResult } from '@svc/contracts';
+import {
+  FULL_RESULT_COLUMNS,
+  RESULT_COLUMNS,
+  UTF8_BOM,
+  neutraliseCell,
+  resultCells,
+  type ResultForm,
+  type VerifyResult,
+} from '@svc/contracts';
 import { INPUT_CHUNK_ROWS, NO_ADDRESS, type ListRecord } from './model.ts';
 import type { ListStore } from './store.ts';
 import { stringify } from 'csv-stringify/sync';
@@ -12,6 +20,8 @@ import { stringify } from 'csv-stringify/sync';
 export interface SettledRow {
   /** Position in the upload, from 0. */
   position: number;
+  /** The distinct address's index: rows sharing it are duplicates of each other. */
+  index: number;
   cells: string[];
   result: VerifyResult;
 }
@@ -19,6 +29,7 @@ export interface SettledRow {
 /** A row of the upload without an address: no entry, only a row of the CSV results. */
 export interface BlankRow {
   position: number;
+  index: null;
   cells: string[];
   result: null;
 }
@@ -64,12 +75,12 @@ async function* uploadRows(
       const position = chunk * INPUT_CHUNK_ROWS + offset;
       if (position < from) continue;
       if (index === NO_ADDRESS) {
-        if (blank) yield { position, cells, result: null };
+        if (blank) yield { position, index: null, cells, result: null };
         continue;
       }
       const settled = byIndex.get(index);
       if (settled === undefined || settled.seq > record.settled) continue;
-      yield { position, cells, result: { ...settled.result, email: cells[address] ?? '' } };
+      yield { position, index, cells, result: { ...settled.result, email: cells[address] ?? '' } };
       found += 1;
       if (found >= limit) return;
     }
@@ -92,19 +103,28 @@ export async function* jsonResults(store: ListStore, record: ListRecord): AsyncG
   yield `${batch}]}`;
 }
 
-export async function* csvResults(store: ListStore, record: ListRecord): AsyncGenerator<string> {
-  const { columns, delimiter, bom } = record.layout;
+/**
+ * The CSV results: the upload's rows in its separator with the result columns of `form` appended,
+ * after a UTF-8 byte-order mark (always: Excel on Windows reads accents right only with it), every
+ * cell neutralised against formulas (neutraliseCell), the header included. A row is flagged
+ * `duplicate` (full form) when an earlier row had the same address.
+ */
+export async function* csvResults(store: ListStore, record: ListRecord, form: ResultForm = 'default'): AsyncGenerator<string> {
+  const { columns, delimiter } = record.layout;
   const width = columns.length;
-  yield stringify([[...columns, ...RESULT_COLUMNS]], { delimiter, bom });
+  const write = (rows: string[][]): string => stringify(rows, { delimiter, cast: { string: neutraliseCell } });
+  yield UTF8_BOM + write([[...columns, ...(form === 'full' ? FULL_RESULT_COLUMNS : RESULT_COLUMNS)]]);
+  const seen = new Set<number>();
   let rows: string[][] = [];
-  for await (const { cells, result } of uploadRows(store, record, 0, Infinity, true)) {
+  for await (const { cells, result, index } of uploadRows(store, record, 0, Infinity, true)) {
     const padded = cells.length >= width ? cells : [...cells, ...Array<string>(width - cells.length).fill('')];
-    if (result === null) rows.push([...padded, ...RESULT_COLUMNS.map(() => '')]);
-    else rows.push([...padded, result.verdict, String(result.score), result.reason, result.didYouMean ?? '']);
+    const duplicate = index !== null && seen.has(index);
+    if (index !== null) seen.add(index);
+    rows.push([...padded, ...resultCells(result, form, duplicate)]);
     if (rows.length >= 1_000) {
-      yield stringify(rows, { delimiter });
+      yield write(rows);
       rows = [];
     }
   }
-  if (rows.length > 0) yield stringify(rows, { delimiter });
+  if (rows.length > 0) yield write(rows);
 }

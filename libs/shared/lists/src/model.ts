@@ -2,7 +2,7 @@
  * What a list is made of in storage. An upload becomes:
  * - input rows, in input order, in chunks of INPUT_CHUNK_ROWS: `[distinctIndex, ...cells]`, the
  *   address being `cells[addressColumn]` (a JSON upload has one cell, the address);
- * - distinct addresses (duplicates after trimming and lower-casing the domain are one), sorted by
+ * - distinct addresses (duplicates after trimming and lower-casing the whole address are one: dedupKey), sorted by
  *   domain so that a work chunk's addresses share SMTP sessions, in work chunks of
  *   WORK_CHUNK_SIZE: `[distinctIndex, address, entries]`;
  * - one result per distinct address once it settles, numbered in the order they settled, so that

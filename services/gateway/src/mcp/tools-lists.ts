@@ -16,8 +16,8 @@ import {
   LIST_STATUSES,
   type ListCreateToolArguments,
 } from '@svc/contracts';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import {
   PARAMETER_MESSAGES,

@@ -29,6 +29,12 @@ const TAGS = [
   },
   { name: 'qr', description: 'QR codes for text, URLs and wifi network-join codes, as an SVG image or as the module matrix.' },
   { name: 'account', description: "The caller's usage and cost this month; not metered." },
+  {
+    name: 'feedback',
+    description:
+      'Learning from sends: bounces, deliveries and complaints reported by the key (or its sending service by webhook) make later ' +
+      'verifications answer from them; an address history. Free, not metered.',
+  },
 ];
 
 const INFO_DESCRIPTION = [
@@ -183,6 +189,13 @@ async function openapiPlugin(app: FastifyInstance, options: { version: string })
             description:
               'Your API key (`sk_` and 32 letters and digits), sent as `Authorization: Bearer <API_KEY>` (the scheme name in any case). ' +
               `Here, paste the key alone, without \`Bearer\`: this page adds the scheme. ${BILLING_NOTE}`,
+          },
+          basicAuth: {
+            type: 'http',
+            scheme: 'basic',
+            description:
+              'The feedback webhooks only: the API key as the password (any user name), as a sending service puts it in a webhook URL: ' +
+              '`https://any:<API_KEY>@host/v1/email-verify/feedback/sendgrid`.',
           },
         },
       },

@@ -26,6 +26,7 @@ import {
 } from '../checks/index.ts';
 import { fromCachedOutcome, outcomeCacheKey, toCachedOutcome, type CachedOutcome } from '../cache/cached-outcome.ts';
 import type { MailHost, MailHostsLookup } from '../dns/resolver.ts';
+import { throttlesProvider } from '../checks/throttle-replies.ts';
 import { controlAddress } from './control-address.ts';
 import {
   probeMailServers,
@@ -35,6 +36,8 @@ import {
   type ServerLimits,
 } from './mail-server-probe.ts';
 import { invalidSyntaxOutcome, probedOutcome, unexpectedErrorOutcome } from './results.ts';
+import type { Feedback } from '@svc/feedback';
+import { applyRecalled, recallFeedback, rememberVerifications } from './feedback-effects.ts';
 
 export type { VerifyOptions, VerifyOutcome } from '@svc/contracts';
 
@@ -58,6 +61,8 @@ export interface VerifierDeps {
   /** Whether the verifier can see: resolver and egress health (health/). Absent: it always can. */
   health?: VerifierHealth;
   onResult?: (result: VerifyResult) => void;
+  /** Learning from sends: what the calling key reported (feedback-effects.ts). Absent: none. */
+  feedback?: Feedback;
 }
 
 /** The verifier's view of its own blind spots. */
@@ -123,7 +128,7 @@ export class Verifier {
     setMaxListeners(0, signal); // one listener per concurrent session, by design
     let byKey: Map<string, VerifyOutcome>;
     try {
-      byKey = await this.verifyDistinct(emails, signal, deadlineAt, options.beforeSession);
+      byKey = await this.verifyDistinct(emails, signal, deadlineAt, options.beforeSession, options.keyId);
     } finally {
       release();
     }
@@ -138,6 +143,7 @@ export class Verifier {
     signal: AbortSignal,
     deadlineAt: number,
     beforeSession: BeforeSession | undefined,
+    keyId?: string,
   ): Promise<Map<string, VerifyOutcome>> {
     const settled = new Map<string, VerifyOutcome>();
     const toProbe = new Map<string, ParsedAddress>();
@@ -152,6 +158,8 @@ export class Verifier {
         settled.set(key, unexpectedErrorOutcome(email, false));
       }
     }
+    // A known bounce is settled here: no probe, no cache.
+    const recalled = await recallFeedback(this.deps.feedback, keyId, toProbe, settled);
     await this.readCache(toProbe, settled);
 
     const domains = [...new Set([...toProbe.values()].map((parsed) => parsed.domain))];
@@ -222,6 +230,9 @@ export class Verifier {
       }
     }
     await Promise.all(cacheWrites);
+    // The cache keeps what the probe found; the key's reports are applied on top, for this key only.
+    applyRecalled(this.deps.feedback, keyId, settled, recalled);
+    await rememberVerifications(this.deps.feedback, keyId, settled);
     return settled;
   }
 
@@ -348,6 +359,8 @@ function weighDomain(domain: string, controls: Map<string, string>, outcomes: Ma
 
 function smtpOutcome(outcome: ProbeOutcome | undefined, weighed: SmtpOutcome | undefined, signal: AbortSignal): SmtpOutcome {
   if (outcome === undefined) return signal.aborted ? 'timeout' : 'error';
+  // A reply that throttles the provider says nothing of the mailbox: it was not really asked.
+  if (outcome.kind === 'throttled' || ('reply' in outcome && throttlesProvider(outcome.reply))) return 'throttled';
   if (outcome.kind === 'rcpt') return weighed ?? readRcptReply(outcome.reply).class;
   if (outcome.kind === 'session') return classifySessionReply(outcome.reply);
   return outcome.kind;
