@@ -20,6 +20,8 @@ export type Mode = 'embedded' | 'distributed';
 export interface TestServer {
   mode: Mode;
   baseUrl: string;
+  /** Where its /metrics answers (GATEWAY_METRICS_PORT; never the API port). */
+  metricsUrl: string;
   prefix: string;
   /** A valid key, and one that was issued and then revoked. */
   key: string;
@@ -44,6 +46,7 @@ const BASE_ENV = { LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1' };
 
 interface Parts {
   app: FastifyInstance;
+  metrics: FastifyInstance;
   keys: KeyStore;
   close: () => Promise<void>;
 }
@@ -54,6 +57,7 @@ async function embeddedParts(options: ServerOptions, key: string, revokedKey: st
   await embedded.keys.revoke('API_KEYS[1]');
   return {
     app: embedded.gateway.app,
+    metrics: embedded.gateway.metrics,
     keys: embedded.keys,
     close: async () => {
       await embedded.gateway.app.close();
@@ -81,6 +85,7 @@ async function distributedParts(options: ServerOptions, key: string, revokedKey:
         );
   return {
     app: built.gateway.app,
+    metrics: built.gateway.metrics,
     keys: built.keys,
     close: async () => {
       await built.gateway.app.close();
@@ -99,7 +104,8 @@ export async function startServer(mode: Mode, options: ServerOptions = {}): Prom
   const parts =
     mode === 'embedded' ? await embeddedParts(options, key, revokedKey) : await distributedParts(options, key, revokedKey, prefix);
   const baseUrl = await parts.app.listen({ port: 0, host: '127.0.0.1' });
-  return { mode, baseUrl, prefix, key, revokedKey, keys: parts.keys, close: parts.close };
+  const metricsUrl = await parts.metrics.listen({ port: 0, host: '127.0.0.1' });
+  return { mode, baseUrl, metricsUrl, prefix, key, revokedKey, keys: parts.keys, close: parts.close };
 }
 
 export async function call(

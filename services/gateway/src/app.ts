@@ -12,6 +12,7 @@ import { clientErrorHandler, frameworkErrorHandler, settleUnreadBody, refuseConn
 import { BODY_LIMIT_BYTES } from './errors/api-errors.ts';
 import { useBoundedJsonParser } from './json-body/bounded-json.ts';
 import { mcpRoutes } from './mcp/routes.ts';
+import { buildMetricsListener } from './metrics-listener.ts';
 import { createJobRunner } from './operation.ts';
 import authPlugin from './plugins/auth.ts';
 import consoleRoutes from './plugins/console.ts';
@@ -47,6 +48,8 @@ export const REQUEST_TIMEOUT_MS = LIST_UPLOAD_TIMEOUT_MS + 5_000;
 
 export interface GatewayApp {
   app: FastifyInstance;
+  /** `/metrics`, to listen on GATEWAY_METRICS_PORT (metrics-listener.ts). */
+  metrics: FastifyInstance;
   /** Stops readiness and new work (SIGTERM); in-flight requests still finish. */
   drain(): void;
 }
@@ -130,7 +133,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
   await app.register(openapiPlugin, { version: '1.0.0' });
 
   const runner = createJobRunner(deps.transport, config.requestDeadlineMs, metrics);
-  await app.register(healthRoutes, { transport: deps.transport, renderMetrics: deps.renderMetrics, isAcceptingWork: () => accepting });
+  await app.register(healthRoutes, { transport: deps.transport, isAcceptingWork: () => accepting });
   await app.register(qrRoutes, { runner });
   await app.register(verifyRoutes, { runner });
   const lists = new ListService({
@@ -153,5 +156,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
   await app.register(feedbackRoutes, { feedback: deps.feedback, config });
   await app.register(consoleRoutes, {});
 
-  return { app, drain: () => void (accepting = false) };
+  const metricsListener = buildMetricsListener(deps.renderMetrics);
+  app.addHook('onClose', async () => {
+    await metricsListener.close();
+  });
+  return { app, metrics: metricsListener, drain: () => void (accepting = false) };
 }

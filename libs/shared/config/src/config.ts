@@ -22,6 +22,8 @@ const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:]+)(:\d{1,5})?$/, '
 export const envSchema = z.object({
   PORT: int(0, 65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
+  /** The gateway's /metrics listener (on HOST): never the public API port. */
+  GATEWAY_METRICS_PORT: int(0, 65535).default(9102),
   /** Idle keep-alive connections of the gateway close after this. */
   KEEP_ALIVE_TIMEOUT_MS: int(1_001, 600_000).default(5_000),
   /** One Redis (`redis://`, `rediss://`) or Sentinel (`redis+sentinel://[user:pass@]host:port[,host:port]/master`). */
