@@ -30,6 +30,7 @@ import {
   jsonInput,
   jsonResults,
   listBodyError,
+  pendingOf,
   parameterError,
   payloadTooLarge,
   readCsvUpload,
@@ -330,7 +331,7 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
     },
     async (request, reply) => {
       const record = await lists.get(callerKey(request).id, request.params.id);
-      reply.header('X-List-Status', record.status).header('X-List-Pending', String(record.count - record.processed));
+      reply.header('X-List-Status', record.status).header('X-List-Pending', String(pendingOf(record)));
       if (request.query.format === 'csv') {
         reply.type('text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${record.id}.csv"`);
         return reply.send(Readable.from(csvResults(lists.store, record, request.query.columns)));
