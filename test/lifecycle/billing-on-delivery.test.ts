@@ -86,7 +86,8 @@ async function toolCallerLeaves(expect: ExpectStatic, mode: Mode): Promise<void>
 
   const closing = await connect(server, 'email-verify');
   const closed = closing.callTool('email-verify_verify-batch', { emails: USERS });
-  await new Promise((resolve) => setTimeout(resolve, LEAVE_AFTER_MS));
+  // The client closes while its job is in its mail session (2.4 s long).
+  await expect.poll(() => rig.smtp.connections, { timeout: 10_000, interval: 20 }).toBeGreaterThanOrEqual(connectionsBefore + 2);
   await closing.close();
   await expect(closed).rejects.toThrow();
   await jobsEnded(expect, rig, connectionsBefore + 2);

@@ -330,6 +330,12 @@ export const LIST_LIMIT_ERRORS: ErrorExamples = {
     message: 'This key already has 3 lists queued or running; wait for one to finish or cancel one, then retry.',
     details: { maxActiveLists: 3 },
   },
+  quota_exceeded: {
+    error: 'quota_exceeded',
+    message:
+      "This key's lists hold 950000 of the 1000000 rows a key may keep stored (LIST_MAX_STORED_ROWS_PER_KEY, duplicates and empty rows included), and this list would pass that quota. Delete lists you no longer need, or wait until old lists' data expires (its retention after they end), then retry.",
+    details: { maxStoredRows: 1000000, storedRows: 950000 },
+  },
 };
 
 export const LIST_PAGE_ERRORS: ErrorExamples = {

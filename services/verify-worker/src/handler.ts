@@ -16,6 +16,9 @@ import type { Logger } from '@svc/telemetry';
 import { sightFor, type Sight } from './health/sight.ts';
 import { createVerifyMetrics } from './metrics.ts';
 import { filterProbeTargets } from './net/private-address.ts';
+import { politenessState } from './politeness/assemble.ts';
+import { politenessEvents } from './politeness/metrics.ts';
+import { SessionGate, type WorkPriority } from './politeness/session-gate.ts';
 
 export interface VerifyHandlerOptions {
   config: Config;
@@ -28,6 +31,8 @@ export interface VerifyHandlerOptions {
   limiter?: SessionLimiter;
   /** Where the one line of each change of resolver trust or egress openness goes. */
   logger?: Logger;
+  /** Whose work this verifier does: lists leave part of each provider budget to batches. Default `batch`. */
+  priority?: WorkPriority;
 }
 
 /** One set of verify metrics per registry: the batch and the list verifier of a process share it. */
@@ -77,6 +82,8 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
           decode: decodeCachedOutcome,
         });
   const ttl = config.VERIFY_RESULT_CACHE_TTL_S;
+  const polite = politenessState(config, options.redis, options.registry);
+  const gate = new SessionGate(polite.backoff, polite.budgets, politenessEvents(options.registry));
   return new Verifier({
     lookupMailHosts: (domain) => resolver.lookupMailHosts(domain),
     dnsKeepSeconds: (domain) => resolver.keepSeconds(domain),
@@ -111,6 +118,7 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
         },
       },
       ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
+      politeness: { gate, priority: options.priority ?? 'batch' },
       trackOpen: (delta) => metrics?.smtpSessionsOpen.inc(delta),
       onReply: (code) => metrics?.smtpReplies.inc({ class: `${Math.floor(code / 100)}xx` }),
       observeSession: (result) =>

@@ -25,6 +25,7 @@ export const REASONS = [
   'smtp_blocked',
   'dns_unavailable',
   'smtp_unavailable',
+  'throttled',
   'unexpected_error',
 ] as const;
 export type Reason = (typeof REASONS)[number];

@@ -21,6 +21,7 @@
 import { z } from 'zod';
 import { errorKind, type RateLimitedLog } from '@svc/telemetry';
 import type { Redis } from './redis.ts';
+import { versionField, wireErrorField } from './job-protocol.ts';
 
 /** How long a gateway may be away from its inbox and still find the answers pushed meanwhile. */
 export const REPLY_TTL_MS = 10_000;
@@ -41,10 +42,13 @@ const GATEWAY_ID_TAG = /^\{[0-9a-f-]{36}\}$/;
 export const isInboxKey = (redisPrefix: string, key: string): boolean =>
   key.startsWith(`${redisPrefix}:replies:{`) && GATEWAY_ID_TAG.test(key.slice(redisPrefix.length + ':replies:'.length));
 
-/** `jobId`: the id the gateway waits on, a BullMQ job's own or, for a job in a bundle, its `replyId`. */
+/**
+ * `jobId`: the id the gateway waits on, a BullMQ job's own or, for a job in a bundle, its `replyId`.
+ * `v` and a failure's `error`: the protocol's version and a handler's ApiError (job-protocol.ts).
+ */
 const replySchema = z.union([
-  z.object({ jobId: z.string(), ok: z.literal(true), result: z.unknown() }),
-  z.object({ jobId: z.string(), ok: z.literal(false), reason: z.string() }),
+  z.object({ v: versionField, jobId: z.string(), ok: z.literal(true), result: z.unknown() }),
+  z.object({ v: versionField, jobId: z.string(), ok: z.literal(false), reason: z.string(), error: wireErrorField }),
 ]);
 
 /** A job's answer: its result (parsed by the gateway against its kind), or why it failed. */

@@ -83,6 +83,15 @@ export class MemoryListStore implements ListStore {
     return Promise.resolve();
   }
 
+  storedRows(keyId: string): Promise<number> {
+    let rows = 0;
+    for (const id of [...this.lists.keys()]) {
+      const record = this.entry(id)?.record; // an expired list is dropped here
+      if (record?.keyId === keyId) rows += record.count + (record.layout.skipped ?? 0);
+    }
+    return Promise.resolve(rows);
+  }
+
   discard(listId: string, keyId: string): Promise<void> {
     this.inputs.delete(listId);
     this.slotsOf(keyId).delete(listId);

@@ -26,6 +26,7 @@ import {
 } from '../checks/index.ts';
 import { fromCachedOutcome, outcomeCacheKey, toCachedOutcome, type CachedOutcome } from '../cache/cached-outcome.ts';
 import type { MailHost, MailHostsLookup } from '../dns/resolver.ts';
+import { throttlesProvider } from '../checks/throttle-replies.ts';
 import { controlAddress } from './control-address.ts';
 import {
   probeMailServers,
@@ -348,6 +349,8 @@ function weighDomain(domain: string, controls: Map<string, string>, outcomes: Ma
 
 function smtpOutcome(outcome: ProbeOutcome | undefined, weighed: SmtpOutcome | undefined, signal: AbortSignal): SmtpOutcome {
   if (outcome === undefined) return signal.aborted ? 'timeout' : 'error';
+  // A reply that throttles the provider says nothing of the mailbox: it was not really asked.
+  if (outcome.kind === 'throttled' || ('reply' in outcome && throttlesProvider(outcome.reply))) return 'throttled';
   if (outcome.kind === 'rcpt') return weighed ?? readRcptReply(outcome.reply).class;
   if (outcome.kind === 'session') return classifySessionReply(outcome.reply);
   return outcome.kind;

@@ -169,6 +169,8 @@ describe('an egress pool with one egress refused by address', () => {
         ...dns.canaryEnv,
         VERIFY_SOCKS_PROXY: socks,
         VERIFY_RESULT_CACHE_TTL_S: '0',
+        // Eight Microsoft sessions in a few seconds: above the default budget (5 a minute), which is not what this tests.
+        VERIFY_PROVIDER_BUDGETS: '{"microsoft":{"sessionsPerMinute":60}}',
         VERIFY_SMTP_PORT: String(port),
         VERIFY_ALLOW_PRIVATE_MX: 'true',
         VERIFY_CONNECT_TIMEOUT_MS: '1000',
