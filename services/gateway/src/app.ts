@@ -136,7 +136,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
     allowPrivateCallbacks: config.LIST_ALLOW_PRIVATE_CALLBACKS,
   });
   await app.register(listRoutes, { lists });
-  await app.register(mcpRoutes, { runner, lists, ...(deps.toolCallRelay === undefined ? {} : { relay: deps.toolCallRelay }) });
+  await app.register(mcpRoutes, {
+    runner,
+    lists,
+    feedback: deps.feedback,
+    ...(deps.toolCallRelay === undefined ? {} : { relay: deps.toolCallRelay }),
+  });
   await app.register(usageRoutes, { meter: deps.meter, freeAllowances: config.freeAllowances });
   await app.register(feedbackRoutes, { feedback: deps.feedback, config });
   await app.register(consoleRoutes, {});

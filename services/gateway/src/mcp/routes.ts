@@ -13,6 +13,7 @@
 import { ApiError } from '@svc/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ListService } from '@svc/lists/service';
+import type { Feedback } from '@svc/feedback';
 import { callOf, type JobRunner } from '../operation.ts';
 import { InFlightToolCalls } from './cancellation.ts';
 import type { CancellationRelay } from './cancellation-relay.ts';
@@ -46,6 +47,7 @@ async function serve(
   app: FastifyInstance,
   runner: JobRunner,
   lists: ListService,
+  feedback: Feedback | undefined,
   definition: ToolServerDef,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -54,6 +56,7 @@ async function serve(
     runner,
     key: callerKey(request),
     lists,
+    ...(feedback === undefined ? {} : { feedback }),
     call: callOf(request),
     log: request.log,
     charge: (operation) => app.charge(request, reply, operation),
@@ -86,7 +89,7 @@ async function serve(
 
 export function mcpRoutes(
   app: FastifyInstance,
-  options: { runner: JobRunner; lists: ListService; relay?: CancellationRelay },
+  options: { runner: JobRunner; lists: ListService; relay?: CancellationRelay; feedback?: Feedback },
   done: (error?: Error) => void,
 ): void {
   const inFlight = new InFlightToolCalls(options.relay);
@@ -109,7 +112,7 @@ export function mcpRoutes(
           inFlight.track(keyId, toolCallId(request.body), reply);
         },
       },
-      (request, reply) => serve(app, options.runner, options.lists, definition, request, reply),
+      (request, reply) => serve(app, options.runner, options.lists, options.feedback, definition, request, reply),
     );
   }
   inFlight.listen().then(() => done(), done);
