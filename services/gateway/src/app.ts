@@ -150,6 +150,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
     runner,
     lists,
     allowedOrigins: config.MCP_ALLOWED_ORIGINS ?? [],
+    feedback: deps.feedback,
     ...(deps.toolCallRelay === undefined ? {} : { relay: deps.toolCallRelay }),
   });
   await app.register(usageRoutes, { meter: deps.meter, freeAllowances: config.freeAllowances });

@@ -15,6 +15,7 @@ import { ApiError } from '@svc/contracts';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ListService } from '@svc/lists/service';
+import type { Feedback } from '@svc/feedback';
 import { callOf, type JobRunner } from '../operation.ts';
 import { InFlightToolCalls } from './cancellation.ts';
 import type { CancellationRelay } from './cancellation-relay.ts';
@@ -108,6 +109,7 @@ async function serve(
   app: FastifyInstance,
   runner: JobRunner,
   lists: ListService,
+  feedback: Feedback | undefined,
   definition: ToolServerDef,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -117,6 +119,7 @@ async function serve(
     runner,
     key: callerKey(request),
     lists,
+    ...(feedback === undefined ? {} : { feedback }),
     call: callOf(request),
     log: request.log,
     charge: (operation) => app.charge(request, reply, operation),
@@ -136,7 +139,7 @@ async function serve(
 
 export function mcpRoutes(
   app: FastifyInstance,
-  options: { runner: JobRunner; lists: ListService; relay?: CancellationRelay; allowedOrigins?: readonly string[] },
+  options: { runner: JobRunner; lists: ListService; relay?: CancellationRelay; allowedOrigins?: readonly string[]; feedback?: Feedback },
   done: (error?: Error) => void,
 ): void {
   const inFlight = new InFlightToolCalls(options.relay);
@@ -165,7 +168,7 @@ export function mcpRoutes(
           inFlight.track(keyId, toolCallId(request.body), reply);
         },
       },
-      (request, reply) => serve(app, options.runner, options.lists, definition, request, reply),
+      (request, reply) => serve(app, options.runner, options.lists, options.feedback, definition, request, reply),
     );
   }
   inFlight.listen().then(() => done(), done);
