@@ -12,6 +12,7 @@ import { qrJobHandler } from '@svc/qr-worker';
 import type { FastifyInstance } from 'fastify';
 import { createVerifyHandler } from '@svc/verify-worker';
 import { buildEmbedded, defaultHandlers } from '../../scripts/embedded.ts';
+import { expectChargesRecorded, forgetServer, noteAnswer } from './charge-guard.ts';
 
 export type Mode = 'embedded' | 'distributed';
 
@@ -93,7 +94,16 @@ export async function startServer(mode: Mode, options: ServerOptions = {}): Prom
   const parts =
     mode === 'embedded' ? await embeddedParts(options, key, revokedKey) : await distributedParts(options, key, revokedKey, prefix);
   const baseUrl = await parts.app.listen({ port: 0, host: '127.0.0.1' });
-  return { mode, baseUrl, prefix, key, revokedKey, keys: parts.keys, close: parts.close };
+  // Before it closes: every 2xx of a per-call operation seen by call() is in the meter (charge-guard.ts).
+  const close = async () => {
+    try {
+      await expectChargesRecorded(baseUrl);
+    } finally {
+      forgetServer(baseUrl);
+      await parts.close();
+    }
+  };
+  return { mode, baseUrl, prefix, key, revokedKey, keys: parts.keys, close };
 }
 
 export async function call(
@@ -105,6 +115,8 @@ export async function call(
   if (init.key !== null && init.key !== undefined) headers.set('authorization', `Bearer ${init.key}`);
   const response = await fetch(`${server.baseUrl}${path}`, { ...init, headers });
   const text = await response.text();
+  // A 2xx of an operation billed per call that was never charged fails here (charge-guard.ts).
+  noteAnswer(server.baseUrl, init.method ?? 'GET', path, init.key ?? undefined, response.status, response.headers);
   return { status: response.status, headers: response.headers, text, json: (): unknown => JSON.parse(text) };
 }
 
