@@ -25,6 +25,7 @@ import { loadMcpSdk, type McpSdk } from './sdk.ts';
 import { sendAnswer, webRequestOf } from './exchange.ts';
 import { claimsModernEra } from './era.ts';
 import { OriginPolicy } from './origin.ts';
+import { portableToolLists } from './portable-schema.ts';
 import { sendError } from '../errors/api-errors.ts';
 import { TOOL_SERVERS, createToolServer, type ToolServerDef } from './servers.ts';
 import { malformedToolCalls, toolCallId, toolCallOperation, wantsProgress } from './tool-call.ts';
@@ -127,12 +128,15 @@ async function serve(
   });
   const webRequest = webRequestOf(request, request.callerGone);
   const version = request.headers['mcp-protocol-version'];
-  const exchange = claimsModernEra(typeof version === 'string' ? version : undefined, request.body, sdk.legacyVersions)
+  const modern = claimsModernEra(typeof version === 'string' ? version : undefined, request.body, sdk.legacyVersions);
+  const exchange = modern
     ? await serveModern(sdk, server, webRequest, request.body, request.log)
     : await serveLegacy(sdk, server, webRequest, request.body);
   const malformed = malformedToolCalls(request.body);
+  // A 2026 result says it is complete (not an input request); a 2025 one has no such field.
+  const resultFields = modern ? { resultType: 'complete' } : {};
   return sendAnswer(reply, exchange.response, {
-    rewrite: (body) => withContractToolErrors(body, request.id, malformed),
+    rewrite: (body) => portableToolLists(withContractToolErrors(body, request.id, malformed, resultFields)),
     teardown: exchange.teardown,
   });
 }
