@@ -1,11 +1,13 @@
 /**
  * The console's lists, as a person cleaning a CRM export uses them in Chromium: sign in, choose
  * the file, see the column the console found and the price before anything is billed, verify,
- * watch the progress to the end, read the chart and the counts, download each file and find in
- * it exactly what the API returns; then the history, where a running list is cancelled (after a
+ * watch the progress to the end, read the chart, the counts with their shares and the legend of
+ * reasons, download each file and find in it exactly what the API returns (full form, byte-order
+ * mark kept); then the history, where a running list is cancelled (after a
  * confirming dialog).
  */
 import { readFile } from 'node:fs/promises';
+import { ACTIONS, FULL_RESULT_COLUMNS, neutraliseCell, reasonSentence } from '@svc/contracts';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -26,11 +28,11 @@ afterAll(async () => {
   await rig?.close();
 });
 
-const records = (csv: string): string[][] => parse(csv, { bom: true, relax_column_count: true });
+const records = (csv: Buffer): string[][] => parse(csv, { bom: true, relax_column_count: true });
 
-async function download(label: string): Promise<string> {
+async function download(label: string): Promise<Buffer> {
   const [saved] = await Promise.all([rig.page.waitForEvent('download'), rig.page.getByRole('link', { name: label, exact: true }).click()]);
-  return readFile(await saved.path(), 'utf8');
+  return readFile(await saved.path());
 }
 
 describe('the console: lists', () => {
@@ -106,16 +108,44 @@ describe('the console: lists', () => {
     const counts = await page.locator('dl.counts').innerText();
     for (const [verdict, count] of Object.entries(list.summary)) expect(counts).toMatch(new RegExp(`${verdict}\\s+${count}\\b`));
 
-    const apiCsv = await (await api(`/v1/email-verify/lists/${id}/results?format=csv`)).text();
+    // The downloads are the API's full form, byte for byte: the byte-order mark kept (Excel on Windows reads accents by it).
+    const apiCsv = Buffer.from(await (await api(`/v1/email-verify/lists/${id}/results?format=csv&columns=full`)).arrayBuffer());
     const all = await download('Download all');
-    expect(all).toBe(apiCsv);
+    expect(all.equals(apiCsv), 'Download all is the API’s file').toBe(true);
+    expect([...all.subarray(0, 3)], 'a UTF-8 byte-order mark').toEqual([0xef, 0xbb, 0xbf]);
     const [header, ...rows] = records(all);
-    expect(header).toEqual([...file.header, 'verdict', 'score', 'reason', 'did_you_mean']);
-    expect(rows.map((row) => row.slice(0, 6))).toEqual(file.rows.map((row) => row.cells));
+    expect(header).toEqual([...file.header, ...FULL_RESULT_COLUMNS]);
+    expect(rows.map((row) => row.slice(0, 6))).toEqual(file.rows.map((row) => row.cells.map(neutraliseCell)));
     expect(rows.map((row) => row[6])).toEqual(file.rows.map((row) => row.verdict));
+    expect(rows.map((row) => row[10])).toEqual(file.rows.map((row) => ACTIONS[row.verdict]));
+    expect(rows.at(-1)?.[11], 'the repeated address is flagged').toContain('duplicate');
     for (const verdict of ['deliverable', 'risky', 'undeliverable'] as const) {
-      const got = records(await download(`Download ${verdict}`));
-      expect(got, verdict).toEqual([header, ...rows.filter((row) => row[6] === verdict)]);
+      const saved = await download(`Download ${verdict}`);
+      expect([...saved.subarray(0, 3)], verdict).toEqual([0xef, 0xbb, 0xbf]);
+      expect(records(saved), verdict).toEqual([header, ...rows.filter((row) => row[6] === verdict)]);
+    }
+
+    // The legend: each verdict's share, each reason's count with its sentence.
+    const verified = deliverable + risky + undeliverable;
+    for (const [verdict, count] of Object.entries(list.summary)) {
+      const share = `${((count * 100) / verified).toFixed(1)} %`;
+      expect(counts).toContain(`${count} (${share})`);
+      await page
+        .getByRole('region', { name: /^Verdicts: share/ })
+        .getByRole('row', { name: new RegExp(`^${verdict} ${count} ${share.replace('.', '\\.')} `) })
+        .waitFor();
+    }
+    const reasons = new Map<string, number>();
+    for (const row of rows) if (row[8] !== undefined && row[8] !== '') reasons.set(row[8], (reasons.get(row[8]) ?? 0) + 1);
+    expect(reasons.size).toBeGreaterThan(1);
+    const reasonTable = page.getByRole('region', { name: 'Reasons, most frequent first' });
+    for (const [reason, count] of reasons) {
+      const cells = await reasonTable
+        .getByRole('row', { name: new RegExp(`^${reason} `) })
+        .getByRole('cell')
+        .allTextContents();
+      expect(cells[0], reason).toBe(String(count));
+      expect(cells[2], reason).toBe(reasonSentence(reason));
     }
     expect(serious(await axe(page, 'list-results'))).toEqual([]);
     await screenshots(page, 'list-results');

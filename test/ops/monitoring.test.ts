@@ -38,6 +38,8 @@ const EXPECTED_ZERO: Record<string, string> = {
   'max by (queue) (queue_oldest_job_age_seconds)': 'the queues have drained',
   'sum by (queue) (worker_active_jobs)': 'no job is running any more',
   'sum(smtp_sessions_open)': 'every SMTP session has ended',
+  // The scrape itself is no longer one: /metrics has a listener of its own (GATEWAY_METRICS_PORT).
+  'sum by (instance) (gateway_inflight_requests)': 'every call has been answered, and the scrape is not an API request',
   'sum(rate(private_address_refusals_total[5m]))': 'the mail rig is on loopback and the verifier is told to allow it',
   'sum by (egress, provider) (increase(verify_egress_blocks_total[30m])) or on() vector(0)': 'no mail server refused the egress by name',
   'sum by (provider) (increase(verify_egress_blocks_total[30m])) or on() vector(0)': 'no mail server refused the egress by name',
@@ -109,7 +111,7 @@ describe('dashboards and alerts against a live Prometheus', () => {
     redis.disconnect();
     rig = await startMailRig('ops.test', '127.0.0.41', ['ann@ops.test', 'bob@ops.test']);
 
-    const [gatewayPort, qrPort, verifyPort] = await Promise.all([freePort(), freePort(), freePort()]);
+    const [gatewayPort, gatewayMetricsPort, qrPort, verifyPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
     gateway = `http://127.0.0.1:${gatewayPort}`;
     const common = { REDIS_URL: redisUrl, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn' };
     verifyWorker = startService('services/verify-worker/src/main.ts', {
@@ -125,6 +127,7 @@ describe('dashboards and alerts against a live Prometheus', () => {
       startService('services/gateway/src/main.ts', {
         ...common,
         PORT: String(gatewayPort),
+        GATEWAY_METRICS_PORT: String(gatewayMetricsPort),
         HOST: '127.0.0.1',
         // Short, so that a stalled worker makes a call miss it quickly.
         REQUEST_DEADLINE_MS: '2500',
@@ -136,7 +139,7 @@ describe('dashboards and alerts against a live Prometheus', () => {
     const exporter = await startRedisExporter(redisUrl);
     services.push(exporter.service);
     const targets: Record<string, string> = {
-      gateway: `127.0.0.1:${gatewayPort}`,
+      gateway: `127.0.0.1:${gatewayMetricsPort}`,
       'qr-worker': `127.0.0.1:${qrPort}`,
       'verify-worker': `127.0.0.1:${verifyPort}`,
       redis: exporter.target,

@@ -15,6 +15,12 @@ export interface ListObject {
   /** For a CSV upload: the column the service read and the file's encoding, as the list object reports them. */
   column?: { index: number; header: string };
   encoding?: string;
+  /** While it retries: entries waiting for a retry (by reason, where the service says), and when the next is due. */
+  waiting?: number;
+  waitingReasons?: Record<string, number>;
+  nextRetryAt?: string;
+  /** While it runs: when the service expects it to end. */
+  estimatedCompletionAt?: string;
 }
 
 export interface UsageRow {
@@ -50,6 +56,10 @@ const count = (value: unknown, what: string): number => {
   return value;
 };
 
+/** The numeric entries of a record (reason → count). */
+const counts = (value: Record<string, unknown>): Record<string, number> =>
+  Object.fromEntries(Object.entries(value).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
+
 export function readList(value: unknown): ListObject {
   const list = record(value, 'list');
   const summary = record(list.summary, 'summary');
@@ -72,6 +82,10 @@ export function readList(value: unknown): ListObject {
       ? { column: { index: count(list.column.index, 'column.index'), header: list.column.header } }
       : {}),
     ...(typeof list.encoding === 'string' ? { encoding: list.encoding } : {}),
+    ...(typeof list.waiting === 'number' ? { waiting: list.waiting } : {}),
+    ...(isRecord(list.waitingReasons) ? { waitingReasons: counts(list.waitingReasons) } : {}),
+    ...(typeof list.nextRetryAt === 'string' ? { nextRetryAt: list.nextRetryAt } : {}),
+    ...(typeof list.estimatedCompletionAt === 'string' ? { estimatedCompletionAt: list.estimatedCompletionAt } : {}),
   };
 }
 

@@ -116,13 +116,26 @@ export const listResultsQuerySchema = z
   })
   .strict();
 
-/** JSON results: the batch result shape per entry, in input order, settled entries only. */
+/** An entry of a cancelled or failed list never probed: kept in the results, with no verdict. */
+export const notVerifiedResultSchema = z
+  .object({
+    email: z.string().describe('The address exactly as submitted.'),
+    verdict: z.null().describe('No verdict: the list ended before this address was verified.'),
+    score: z.null(),
+    reason: z.literal('not_verified'),
+    checks: z.null(),
+  })
+  .strict();
+/** A result of a list: the batch result, or `not_verified`. */
+export const listEntryResultSchema = z.union([verifyResultSchema, notVerifiedResultSchema]);
+
+/** JSON results: the batch result shape per entry, in input order, settled entries only (and not_verified ones of a list that ended). */
 export const listResultsSchema = z
   .object({
     id: z.string(),
     status: z.enum(LIST_STATUSES),
     count: z.number().int(),
-    pending: z.number().int().describe('Entries not settled yet, left out of `results`.'),
-    results: z.array(verifyResultSchema),
+    pending: z.number().int().describe('Entries not settled yet, left out of `results` (0 once a list was cancelled or failed).'),
+    results: z.array(listEntryResultSchema),
   })
   .strict();

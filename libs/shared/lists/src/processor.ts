@@ -18,7 +18,7 @@ import type { Logger } from '@svc/telemetry';
 import type { CallbackDispatcher, ListEventType } from '@svc/webhooks';
 import { ledgerOf, toListObject, type ListRecord, type RetryMark, type SettledEntry } from './model.ts';
 import { chunkJobs, type ListJob, type ListQueue, type QueuedListJob } from './queue.ts';
-import { retryDelayMs } from './retry-delay.ts';
+import { mayRetry, retryDelayMs } from './retry-delay.ts';
 import type { ListStore } from './store.ts';
 
 /**
@@ -91,6 +91,7 @@ export class ListProcessor {
             deadlineAt: this.now() + this.deps.chunkDeadlineMs,
             signal: linked.signal,
             beforeSession: () => this.stillActive(record.id, cancelled),
+            keyId: record.keyId,
           },
         );
       } finally {
@@ -102,9 +103,11 @@ export class ListProcessor {
       // Cancelled meanwhile: sessions were cut, nothing is recorded or billed.
       if (cancelled.signal.aborted) return this.finish(record.id);
       const at = this.now();
+      const sinceStart = at - (record.startedAt ?? record.createdAt);
       due.forEach(([index, , entries], i) => {
-        const { result, temporary, retryAfterSeconds } = results[i]!;
-        if (temporary && round < this.deps.retryDelaysS.length) {
+        const outcome = results[i]!;
+        const { result, retryAfterSeconds } = outcome;
+        if (mayRetry(outcome, round, this.deps.retryDelaysS, sinceStart)) {
           retries.push({ index, round: round + 1, dueAt: at + retryDelayMs(round + 1, this.deps.retryDelaysS, retryAfterSeconds) });
         } else settled.push({ index, entries, result });
       });

@@ -4,7 +4,10 @@
  *   <p>:list:{<id>}:input        hash   input chunk number -> deflated JSON rows, in input order
  *   <p>:list:{<id>}:work         hash   work chunk number -> deflated JSON [distinct index, address, entries]
  *   <p>:list:{<id>}:results      hash   distinct index -> "<settle sequence>:<shape number>"
- *   <p>:list:{<id>}:shapes       hash   "s:<compact result>" -> shape number, and number -> compact result
+ *   <p>:list:{<id>}:shapes       hash   shape number -> compact result, and "h<64 bits of its SHA-1>" -> number
+ *                                       (a digest, not the result again: a list whose every address has
+ *                                       a domain of its own has a shape per row; two shapes of one list
+ *                                       sharing 64 bits is about 1 in 10^9 for 100,000 shapes)
  *   <p>:list:{<id>}:retries      hash   distinct index -> "round:dueAtMs", while a retry is due
  *   <p>:list:{<id>}:chunks       set    work chunks whose first pass is recorded
  *   <p>:list:{<id>}:groups       zset   "chunk:round" -> due time, per retry job still to run
@@ -82,10 +85,11 @@ for _ = 1, n do
   at = at + 4
   if redis.call('HEXISTS', KEYS[3], index) == 0 then
     local seq = redis.call('HINCRBY', KEYS[1], 'settled', 1)
-    local shape = redis.call('HGET', KEYS[7], 's:' .. result)
+    local digest = 'h' .. string.sub(redis.sha1hex(result), 1, 16)
+    local shape = redis.call('HGET', KEYS[7], digest)
     if not shape then
       shape = redis.call('HINCRBY', KEYS[7], 'n', 1)
-      redis.call('HSET', KEYS[7], 's:' .. result, shape, shape, result)
+      redis.call('HSET', KEYS[7], digest, shape, shape, result)
     end
     redis.call('HSET', KEYS[3], index, seq .. ':' .. shape)
     redis.call('HDEL', KEYS[4], index)

@@ -108,6 +108,8 @@ export interface RigThrottle {
   readonly connectionsWhileBlocked: number;
   /** Whether the client is blocked now. */
   blocked(client: string): boolean;
+  /** Blocks the client now, as an earlier burst from its address would have. */
+  block(client: string): void;
 }
 
 export function createRigThrottle(options: { perWindow: number; windowMs?: number; blockMs?: number; reply?: RigReply }): RigThrottle & {
@@ -132,6 +134,7 @@ export function createRigThrottle(options: { perWindow: number; windowMs?: numbe
     replies: 0,
     connectionsWhileBlocked: 0,
     blocked: (client: string) => (blockedUntil.get(client) ?? 0) > Date.now(),
+    block: (client: string) => void blockedUntil.set(client, Date.now() + blockMs),
     countRcpt(client: string): boolean {
       const now = Date.now();
       if (state.blocked(client)) {

@@ -5,12 +5,13 @@
  * contract's error object, never a protocol error and never a stack trace.
  */
 import { ApiError, formatUsd, type OperationId } from '@svc/contracts';
-import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger } from 'fastify';
 import { CallerGoneError } from '@svc/jobs';
 import { logApiError, toApiError } from '../errors/api-errors.ts';
 import type { ListService } from '@svc/lists/service';
 import type { CallContext, JobRunner } from '../operation.ts';
+import type { Feedback } from '@svc/feedback';
 import type { ChargeResult } from '../plugins/metering.ts';
 import type { ApiKeyRecord } from '../stores/key-store.ts';
 import { badToolArguments } from './tool-call.ts';
@@ -21,6 +22,8 @@ export interface ToolContext {
   /** The caller's key (every tool call is authenticated) and the lists it may reach. */
   key: ApiKeyRecord;
   lists: ListService;
+  /** Learning from sends: the feedback tool reports through it (absent: no feedback tool). */
+  feedback?: Feedback;
   /** The request id and the signal that the caller has left. */
   call: CallContext;
   log: FastifyBaseLogger;
@@ -96,10 +99,17 @@ function humanRpcError(error: unknown): unknown {
 
 /** What the SDK says itself when a call never reaches a tool, as the contract's error. */
 function sdkToolError(text: string, requestId: string): ApiError {
-  const unknownTool = /Tool (.*) not found$/.exec(text)?.[1];
-  if (unknownTool !== undefined) return new ApiError('not_found', `No tool \`${unknownTool}\` on this server; tools/list names its tools.`);
+  const unknownTool = unknownToolOf({ message: text.replace(/^MCP error -?\d+: /, '') });
+  if (unknownTool !== undefined) return unknownTool;
   if (/Input validation error|Invalid arguments/.test(text)) return badToolArguments();
   return toApiError(new Error(text), requestId);
+}
+
+/** The SDK's protocol error for a call of a tool the server does not have, as the contract's error. */
+function unknownToolOf(error: unknown): ApiError | undefined {
+  if (typeof error !== 'object' || error === null || !('message' in error) || typeof error.message !== 'string') return undefined;
+  const name = /^Tool (.*) not found$/.exec(error.message)?.[1];
+  return name === undefined ? undefined : new ApiError('not_found', `No tool \`${name}\` on this server; tools/list names its tools.`);
 }
 
 const isErrorBody = (text: string): boolean => {
@@ -132,6 +142,13 @@ export function withContractToolErrors(body: string, requestId: string, malforme
     if (refused !== undefined) {
       delete message.error;
       message.result = errorResult(refused);
+      changed = true;
+      continue;
+    }
+    const unknownTool = unknownToolOf(message?.error);
+    if (unknownTool !== undefined) {
+      delete message.error;
+      message.result = errorResult(unknownTool);
       changed = true;
       continue;
     }

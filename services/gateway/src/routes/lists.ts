@@ -30,9 +30,12 @@ import {
   jsonInput,
   jsonResults,
   listBodyError,
+  pendingOf,
   parameterError,
   payloadTooLarge,
   readCsvUpload,
+  readXlsxUpload,
+  XLSX_MEDIA_TYPE,
   type ListService,
   type NewListInput,
 } from '@svc/lists/service';
@@ -83,11 +86,19 @@ const csvUpload = validated(
   ).meta({ examples: [LIST_UPLOAD_EXAMPLE] }),
   () => new ApiError('invalid_request', 'The CSV body could not be read.'),
 );
+const xlsxUpload = validated(
+  csvStreamSchema(
+    'An Excel workbook (.xlsx, up to 16 MiB): its first sheet is read like a CSV file (the address column found the same way, other ' +
+      'columns kept and returned in a CSV). A workbook that inflates to more than 128 MiB is refused `413`.',
+  ),
+  () => new ApiError('invalid_request', 'The workbook could not be read.'),
+);
 const uploadBody = {
   content: {
     'application/json': { schema: validated(listCreateBodySchema.meta({ examples: [LIST_CREATE_EXAMPLE] }), listBodyError) },
     'text/csv': { schema: csvUpload },
     'application/csv': { schema: csvUpload },
+    [XLSX_MEDIA_TYPE]: { schema: xlsxUpload },
   },
 };
 
@@ -154,7 +165,7 @@ const cancelRoute: FastifyPluginCallbackZod<{ lists: ListService }> = (cancellin
 export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app, options, done) => {
   const { lists } = options;
 
-  app.addContentTypeParser(['text/csv', 'application/csv'], (request, payload, parsed) => {
+  app.addContentTypeParser(['text/csv', 'application/csv', XLSX_MEDIA_TYPE], (request, payload, parsed) => {
     if (Number(request.headers['content-length'] ?? 0) > LIST_BODY_LIMIT_BYTES) return parsed(payloadTooLarge());
     parsed(null, payload);
   });
@@ -162,7 +173,10 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
   app.setErrorHandler((error: FastifyError, request: FastifyRequest) => {
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') throw payloadTooLarge();
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' && hasBody(request))
-      throw new ApiError('unsupported_media_type', 'Send the list as application/json or text/csv.');
+      throw new ApiError(
+        'unsupported_media_type',
+        `Send the list as application/json, text/csv or an Excel workbook (${XLSX_MEDIA_TYPE}).`,
+      );
     throw error;
   });
 
@@ -177,7 +191,7 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
         summary: 'Verify a list (bulk job)',
         description:
           `Takes 1 to ${MAX_LIST_ADDRESSES} addresses as JSON \`{ "emails": [...], "name"?, "callbackUrl"? }\` or as a CSV file ` +
-          '(`name`, `callbackUrl` and `column` then as query parameters), up to 16 MiB, and answers 202 with the list object at once. Poll ' +
+          'or an Excel workbook (its first sheet; `name`, `callbackUrl` and `column` then as query parameters), up to 16 MiB, and answers 202 with the list object at once. Poll ' +
           'the list, read its results as it goes, or give a `callbackUrl`: the service POSTs the list, signed, when it ends. ' +
           'Costs nothing now: each started 100 processed distinct addresses costs one batch ($0.15), drawing on the batch free ' +
           'allowance first. Duplicates are probed and billed once; greylisted addresses are retried for minutes before they settle.',
@@ -206,7 +220,10 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
       let input: NewListInput;
       if (request.body instanceof Readable) {
         lists.checkCallback(query.callbackUrl);
-        const upload = await readCsvUpload(request.body, { charset: charsetOf(request.headers['content-type']), column: query.column });
+        const contentType = request.headers['content-type'] ?? '';
+        const upload = contentType.toLowerCase().startsWith(XLSX_MEDIA_TYPE)
+          ? await readXlsxUpload(request.body, { column: query.column })
+          : await readCsvUpload(request.body, { charset: charsetOf(contentType), column: query.column });
         input = { ...upload, name: query.name, callbackUrl: query.callbackUrl };
       } else {
         const [param] = Object.keys(query);
@@ -314,7 +331,7 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
     },
     async (request, reply) => {
       const record = await lists.get(callerKey(request).id, request.params.id);
-      reply.header('X-List-Status', record.status).header('X-List-Pending', String(record.count - record.processed));
+      reply.header('X-List-Status', record.status).header('X-List-Pending', String(pendingOf(record)));
       if (request.query.format === 'csv') {
         reply.type('text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${record.id}.csv"`);
         return reply.send(Readable.from(csvResults(lists.store, record, request.query.columns)));
