@@ -4,7 +4,7 @@
  * history of an address. Free, not metered; a limit of their own (RATE_LIMIT_EMAIL_VERIFY_FEEDBACK).
  * The webhooks authenticate as those services can: the key as an HTTP Basic password in the URL.
  */
-import { ApiError } from '@svc/contracts';
+import { ApiError, isApiError } from '@svc/contracts';
 import type { Config } from '@svc/config';
 import {
   SourceShapeError,
@@ -28,6 +28,7 @@ import { storeUnavailableError } from '@svc/jobs';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { parseBoundedJson } from '../json-body/bounded-json.ts';
 import { feedbackResponses, historyResponses, json } from '../openapi-schemas.ts';
 import { validated } from '../plugins/validation.ts';
 import { BEARER_SECURITY, callerKey } from './guards.ts';
@@ -98,9 +99,10 @@ export const feedbackRoutes: FastifyPluginCallbackZod<{ feedback: Feedback; conf
       const text = typeof body === 'string' ? body : body.toString('utf8');
       rawBodies.set(request, text);
       try {
-        parsed(null, JSON.parse(text));
-      } catch {
-        parsed(new ApiError('invalid_request', 'The body is not valid JSON.'), undefined);
+        // Bounded like every JSON body (json-body/bounded-json.ts): a nested or wide bomb is refused unbuilt.
+        parsed(null, parseBoundedJson(text));
+      } catch (error) {
+        parsed(isApiError(error) ? error : new ApiError('invalid_request', 'The body is not valid JSON.'), undefined);
       }
     });
   }
