@@ -139,6 +139,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
     maxStoredRowsPerKey: config.LIST_MAX_STORED_ROWS_PER_KEY,
     freeAllowances: config.freeAllowances,
     allowPrivateCallbacks: config.LIST_ALLOW_PRIVATE_CALLBACKS,
+    retryDelaysS: config.LIST_RETRY_DELAYS_S,
   });
   await app.register(listRoutes, { lists });
   await app.register(mcpRoutes, { runner, lists, ...(deps.toolCallRelay === undefined ? {} : { relay: deps.toolCallRelay }) });

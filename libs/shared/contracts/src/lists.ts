@@ -44,6 +44,19 @@ export const listObjectSchema = z
       .strict()
       .optional()
       .describe('CSV uploads only: the column the addresses were read from.'),
+    waiting: z
+      .number()
+      .int()
+      .optional()
+      .describe('While addresses wait for a retry (greylisting, timeouts): entries waiting. `finish` settles them now.'),
+    waitingReasons: z
+      .record(z.string(), z.number().int())
+      .optional()
+      .describe('The waiting entries by the reason they wait for (`greylisted`, `timeout`, `no_connect`, ...).'),
+    nextRetryAt: timestamp.optional().describe('While entries wait: when the next retry is due.'),
+    estimatedCompletionAt: timestamp
+      .optional()
+      .describe('While the list runs: when it should end, from its rate so far and its scheduled retries.'),
     encoding: z
       .string()
       .optional()
