@@ -23,9 +23,6 @@ if (config.mode === 'distributed') {
   const { gateway, transport, devKey, generatedWebhookSecret, closeLists } = await buildEmbedded(config);
   const address = await serve(gateway, { config, logger, closers: [() => transport.close(), closeLists] });
   logger.info({ address, mode: 'embedded' }, 'listening');
-  // Where to open the console: a wildcard listening address is reached as localhost from this machine.
-  const reachable = address.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost');
-  process.stdout.write(`\nWeb console: ${reachable}/app/ (sign in with an API key)\n`);
   if (devKey !== undefined) {
     // Printed once, to the terminal only: it is not kept anywhere but this process's memory.
     process.stdout.write(`\nDevelopment API key (embedded mode, valid until this process stops):\n  ${devKey}\n\n`);

@@ -148,7 +148,7 @@ describe('the console: lists', () => {
       expect(cells[2], reason).toBe(reasonSentence(reason));
     }
     expect(serious(await axe(page, 'list-results'))).toEqual([]);
-    await screenshots(page, 'list-results');
+    await screenshots(page, 'list-day-results');
   });
 
   it('lists the key’s lists: reopens one by its name, cancels a running one with Cancel', async () => {

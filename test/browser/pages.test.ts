@@ -36,7 +36,7 @@ async function savedFile(label: string): Promise<{ name: string; bytes: Buffer }
 describe('the console: pages', () => {
   it('is served at /app without a key, with a strict Content-Security-Policy and no inline script; / redirects there', async () => {
     const { baseUrl } = rig.product;
-    expect(rig.product.output(), 'npm start says where the console is').toContain(`Web console: ${baseUrl}/app/`);
+    expect(rig.product.output(), 'npm start says where the console is').toContain(`Web console: ${baseUrl}/app`);
     const root = await fetch(`${baseUrl}/`, { redirect: 'manual' });
     expect(root.status).toBe(302);
     expect(root.headers.get('location')).toBe('/app/');
