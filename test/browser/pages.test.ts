@@ -36,6 +36,7 @@ async function savedFile(label: string): Promise<{ name: string; bytes: Buffer }
 describe('the console: pages', () => {
   it('is served at /app without a key, with a strict Content-Security-Policy and no inline script; / redirects there', async () => {
     const { baseUrl } = rig.product;
+    expect(rig.product.output(), 'npm start says where the console is').toContain(`Web console: ${baseUrl}/app`);
     const root = await fetch(`${baseUrl}/`, { redirect: 'manual' });
     expect(root.status).toBe(302);
     expect(root.headers.get('location')).toBe('/app/');
@@ -257,6 +258,18 @@ describe('the console: pages', () => {
     await page.getByRole('alert').filter({ hasText: 'This workbook inflates to more than 128 MiB' }).waitFor();
     expect(await page.getByRole('button', { name: 'Verify list' }).count()).toBe(0);
     expect(listPage.parse(await (await api('/v1/email-verify/lists')).json()).lists).toEqual([]);
+
+    // The workbook itself is sent: the service reads the same column of the same sheet.
+    await page
+      .getByLabel('CSV file')
+      .setInputFiles({ name: 'contacts.xlsx', mimeType: 'application/octet-stream', buffer: workbook(rows) });
+    await page.getByRole('button', { name: 'Verify list' }).click();
+    await page.getByRole('progressbar').waitFor();
+    const [created] = listPage.parse(await (await api('/v1/email-verify/lists')).json()).lists;
+    const list = z
+      .object({ count: z.number(), distinct: z.number(), column: z.object({ header: z.string() }) })
+      .parse(await (await api(`/v1/email-verify/lists/${created?.id}`)).json());
+    expect(list).toMatchObject({ count: 4, distinct: 3, column: { header: 'E-mail Address' } });
     expect(rig.problems).toEqual([]);
   });
 
