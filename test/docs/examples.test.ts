@@ -101,7 +101,7 @@ async function collectAnswers(): Promise<void> {
   answers.set('matrix hello', (await json(main, '/v1/qr/qr?data=hello&format=json', { key }, 200)).json());
   answers.set('wifi svg', (await json(main, '/v1/qr/wifi?ssid=Home&password=correct-horse', { key }, 200)).text);
   answers.set('wifi matrix', (await json(main, '/v1/qr/wifi?ssid=Home&password=correct-horse&format=json', { key }, 200)).json());
-  const qr = await connect({ ...main, prefix: '', revokedKey: '' }, 'qr');
+  const qr = await connect({ ...main, prefix: '', revokedKey: '', metricsUrl: '' }, 'qr');
   answers.set('tool qr_generate hello', await qr.callTool('qr_generate', { data: 'hello' }));
   await qr.close();
 
@@ -307,7 +307,7 @@ function classify(block: Record<string, unknown>): string | undefined {
     'checks,email,reason,score,verdict': 'single',
     'checks,email,probability,reason,score,verdict': 'single',
     'ecc,margin,modules,size,version': 'matrix hello',
-    'operations,period,totalCostUsd': 'usage',
+    'allowances,operations,period,totalCostUsd': 'usage',
     'count,id,pending,results,status': 'list results running',
     '_meta,content,structuredContent': 'tool qr_generate hello',
     'email,events,verifications': 'history',

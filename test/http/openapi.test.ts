@@ -219,9 +219,14 @@ describe('OpenAPI and docs', () => {
     );
   });
 
-  it('lists: uploads as JSON or CSV, results as JSON or CSV, the list object by name', () => {
+  it('lists: uploads as JSON, CSV or a workbook, results as JSON or CSV, the list object by name', () => {
     const create = operation('/v1/email-verify/lists', 'post');
-    expect(Object.keys(create.requestBody!.content).sort()).toEqual(['application/csv', 'application/json', 'text/csv']);
+    expect(Object.keys(create.requestBody!.content).sort()).toEqual([
+      'application/csv',
+      'application/json',
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      'text/csv',
+    ]);
     expect(create.requestBody!.content['text/csv']!.schema.type).toBe('string');
     expect(create.requestBody!.content['application/json']!.schema.properties.emails).toMatchObject({ minItems: 1, maxItems: 100000 });
     expect(create.responses['202']!.content['application/json']!.schema).toEqual({ $ref: '#/components/schemas/List' });

@@ -96,14 +96,14 @@ describe('the build', () => {
 
       const packages = () => new Set(readFileSync(loaded, 'utf8').split('\n'));
       expect(packages()).toContain('fastify');
-      for (const heavy of ['bullmq', 'ioredis', '@modelcontextprotocol/sdk', 'ajv']) expect(packages()).not.toContain(heavy);
+      for (const heavy of ['bullmq', 'ioredis', '@modelcontextprotocol/server', 'ajv']) expect(packages()).not.toContain(heavy);
       const tools = await fetch(`http://127.0.0.1:${port}/api/mcp/qr`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
       expect(tools.status).toBe(200);
-      expect(packages()).toContain('@modelcontextprotocol/sdk');
+      expect(packages()).toContain('@modelcontextprotocol/server');
     }, 30_000);
 
     it('distributed mode: the keys CLI issues a key, the gateway and a qr-worker serve with it, SIGTERM exits 0', async () => {

@@ -58,12 +58,31 @@ const money = z
 
 export const operationUsageSchema = z
   .object({
-    calls: z.number().int().min(0).describe('Successful calls this month, free ones included.'),
+    calls: z.number().int().min(0).describe('Successful calls this month, free ones included (lists: units of 100 addresses).'),
     billableCalls: z.number().int().min(0).describe('Calls beyond the free allowance.'),
-    freeRemaining: z.number().int().min(0).describe('Calls left in the free allowance this month.'),
+    freeRemaining: z.number().int().min(0).describe('Calls left in the free allowance this month (shared with `allowanceFrom`).'),
     costUsd: money,
+    priceUsd: money.describe('Price of one billable call (lists: of one started 100 processed distinct addresses).'),
+    allowanceFrom: z
+      .enum(OPERATION_IDS)
+      .describe('The operation whose free allowance this one draws on: itself, or `email-verify.batch` for lists.'),
+    addresses: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('Lists only: distinct addresses processed this month; `calls` are the units of 100 they were billed in.'),
   })
   .describe("One operation's usage this month.");
+
+const allowanceUsageSchema = z
+  .object({
+    operations: z.array(z.enum(OPERATION_IDS)).describe('The operations drawing on it (batches and lists share one).'),
+    allowance: z.number().int().min(0).describe('Free calls a month.'),
+    used: z.number().int().min(0).describe('Calls made against it this month.'),
+    remaining: z.number().int().min(0).describe('Free calls left this month.'),
+  })
+  .describe('A free allowance, listed once however many operations draw on it.');
 
 const operationsShape: Record<string, typeof operationUsageSchema> = Object.fromEntries(
   OPERATION_IDS.map((operation) => [operation, operationUsageSchema]),
@@ -76,7 +95,8 @@ export const usageResponseSchema = z
       .regex(/^\d{4}-\d{2}$/)
       .describe('The UTC calendar month, YYYY-MM.'),
     operations: z.object(operationsShape).describe('Every operation, by operation id.'),
-    totalCostUsd: money,
+    allowances: z.array(allowanceUsageSchema).describe('Each free allowance once, with the operations that draw on it.'),
+    totalCostUsd: money.describe("The month's total so far."),
   })
   .describe("The caller's usage and cost this month.");
 

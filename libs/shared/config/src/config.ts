@@ -22,6 +22,10 @@ const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:]+)(:\d{1,5})?$/, '
 export const envSchema = z.object({
   PORT: int(0, 65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
+  /** The gateway's /metrics listener (on HOST): never the public API port. */
+  GATEWAY_METRICS_PORT: int(0, 65535).default(9102),
+  /** Idle keep-alive connections of the gateway close after this. */
+  KEEP_ALIVE_TIMEOUT_MS: int(1_001, 600_000).default(5_000),
   /** One Redis (`redis://`, `rediss://`) or Sentinel (`redis+sentinel://[user:pass@]host:port[,host:port]/master`). */
   REDIS_URL: z
     .string()
@@ -48,6 +52,8 @@ export const envSchema = z.object({
     .regex(/^(?=.)[A-Za-z0-9_.:-]*(\{[A-Za-z0-9_.:-]+\}[A-Za-z0-9_.:-]*)?$/, 'letters, digits, _ . : - and at most one {tag}')
     .default('svc'),
   API_KEYS: csv.optional(),
+  /** Browser origins (`https://app.example.com`) allowed to call the tool servers besides the service's own. */
+  MCP_ALLOWED_ORIGINS: csv.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
   RATE_LIMIT_EMAIL_VERIFY_BATCH: int(0, 1_000_000).default(OPERATIONS['email-verify.batch'].defaultRateLimitPerMinute),
@@ -98,6 +104,16 @@ export const envSchema = z.object({
   /** Seconds to cache per-address outcomes and domain facts (MX answers also honour their DNS TTL). */
   VERIFY_RESULT_CACHE_TTL_S: int(0, 30 * 86_400).default(86_400),
   VERIFY_DOMAIN_CACHE_TTL_S: int(0, 30 * 86_400).default(3_600),
+  /**
+   * Politeness at volume (docs/verification.md): budgets per provider and egress as JSON
+   * (`{"google":{"sessionsPerMinute":5},"*":{...}}`, merged over the documented defaults), the
+   * window they count in, the first back-off after a throttle reply, and how long an idle SMTP
+   * session waits for the next batch to the same server.
+   */
+  VERIFY_PROVIDER_BUDGETS: z.string().max(65_536).optional(),
+  VERIFY_PROVIDER_BUDGET_WINDOW_MS: int(1_000, 3_600_000).default(60_000),
+  VERIFY_THROTTLE_BACKOFF_MS: int(100, 900_000).default(60_000),
+  VERIFY_SMTP_SESSION_IDLE_MS: int(0, 60_000).default(2_000),
 
   /** List callbacks may also use http:// and reach loopback/private addresses (test rigs, private networks). */
   LIST_ALLOW_PRIVATE_CALLBACKS: bool.default(false),
@@ -108,6 +124,8 @@ export const envSchema = z.object({
     .optional(),
   /** Lists (bulk jobs): queued or running lists per key, days a list's data outlives its end. */
   LIST_MAX_ACTIVE_PER_KEY: int(1, 1_000).default(3),
+  /** Storage quota: rows of a key's lists kept at once (duplicates and rows without an address included). */
+  LIST_MAX_STORED_ROWS_PER_KEY: int(1, 1_000_000_000).default(1_000_000),
   LIST_RETENTION_DAYS: int(1, 365).default(7),
   /** Waits before each retry of a temporary answer (greylisting, timeouts); their count is the number of retries. */
   LIST_RETRY_DELAYS_S: csv
@@ -121,7 +139,7 @@ export const envSchema = z.object({
         )
         .max(10),
     )
-    .default([60, 300, 900]),
+    .default([60, 300, 240]),
   /** List chunks one verify-worker process probes at once, beside its batch jobs. */
   LIST_WORKER_CONCURRENCY: int(1, 100).default(2),
 

@@ -8,6 +8,8 @@ export const ERROR_STATUS = {
   invalid_parameter: 400,
   content_too_long: 400,
   unauthorized: 401,
+  /** A tool-server request from a browser origin that is not allowed (MCP_ALLOWED_ORIGINS). */
+  forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
   /** The request line and headers, or the body, did not arrive in time (slow clients hold no connection). */
@@ -15,6 +17,8 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  /** A key's stored list rows are at their quota (LIST_MAX_STORED_ROWS_PER_KEY). */
+  quota_exceeded: 429,
   /** The request line and headers exceed the HTTP parser's limit (16 KiB). */
   headers_too_large: 431,
   internal_error: 500,

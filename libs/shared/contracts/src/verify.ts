@@ -25,6 +25,7 @@ export const REASONS = [
   'smtp_blocked',
   'dns_unavailable',
   'smtp_unavailable',
+  'throttled',
   'unexpected_error',
   'known_bounce',
   'known_delivery',

@@ -3,7 +3,7 @@
  * refusals the same contract errors as REST), the operation runs, and `present` turns its answer
  * into the tool's content. runTool meters it and maps every failure to an `isError` result.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { perform, type Operation } from '../operations/operation.ts';
 import { parseArguments } from './advertised-schema.ts';
 import { runTool, type ToolContext, type ToolOutput } from './tool-result.ts';

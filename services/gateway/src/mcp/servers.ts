@@ -3,7 +3,7 @@
  * request (stateless Streamable HTTP), so its tools close over that request's context.
  */
 import { OPERATION_IDS, OPERATIONS, type OperationId } from '@svc/contracts';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { loadMcpSdk } from './sdk.ts';
 import type { ToolContext } from './tool-result.ts';
 import { registerFeedbackTool } from './tools-feedback.ts';
@@ -38,7 +38,12 @@ export const TOOL_SERVERS: readonly ToolServerDef[] = [
 
 export async function createToolServer(definition: ToolServerDef, context: ToolContext): Promise<McpServer> {
   const { McpServer } = await loadMcpSdk();
-  const server = new McpServer({ name: definition.name, version: '1.0.0' }, { instructions: definition.instructions });
+  // The tool lists never change while a server runs, and a 2026 client that is told they may
+  // opens a `subscriptions/listen` stream after discovery: say so (the SDK's default is true).
+  const server = new McpServer(
+    { name: definition.name, version: '1.0.0' },
+    { instructions: definition.instructions, capabilities: { tools: { listChanged: false } } },
+  );
   definition.register(server, context);
   return server;
 }

@@ -59,3 +59,11 @@ export function malformedToolCalls(body: unknown): Map<unknown, ApiError> {
   }
   return found;
 }
+
+/** Whether the request's tool call asks for progress (`params._meta.progressToken`). */
+export function wantsProgress(body: unknown): boolean {
+  const params: unknown = (Array.isArray(body) ? body : [body]).find(isToolCall)?.params;
+  const meta: unknown = typeof params === 'object' && params !== null && '_meta' in params ? params._meta : undefined;
+  if (typeof meta !== 'object' || meta === null || !('progressToken' in meta)) return false;
+  return typeof meta.progressToken === 'string' || typeof meta.progressToken === 'number';
+}

@@ -5,7 +5,7 @@
  * contract's error object, never a protocol error and never a stack trace.
  */
 import { ApiError, formatUsd, type OperationId } from '@svc/contracts';
-import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger } from 'fastify';
 import { CallerGoneError } from '@svc/jobs';
 import { logApiError, toApiError } from '../errors/api-errors.ts';
@@ -99,10 +99,17 @@ function humanRpcError(error: unknown): unknown {
 
 /** What the SDK says itself when a call never reaches a tool, as the contract's error. */
 function sdkToolError(text: string, requestId: string): ApiError {
-  const unknownTool = /Tool (.*) not found$/.exec(text)?.[1];
-  if (unknownTool !== undefined) return new ApiError('not_found', `No tool \`${unknownTool}\` on this server; tools/list names its tools.`);
+  const unknownTool = unknownToolOf({ message: text.replace(/^MCP error -?\d+: /, '') });
+  if (unknownTool !== undefined) return unknownTool;
   if (/Input validation error|Invalid arguments/.test(text)) return badToolArguments();
   return toApiError(new Error(text), requestId);
+}
+
+/** The SDK's protocol error for a call of a tool the server does not have, as the contract's error. */
+function unknownToolOf(error: unknown): ApiError | undefined {
+  if (typeof error !== 'object' || error === null || !('message' in error) || typeof error.message !== 'string') return undefined;
+  const name = /^Tool (.*) not found$/.exec(error.message)?.[1];
+  return name === undefined ? undefined : new ApiError('not_found', `No tool \`${name}\` on this server; tools/list names its tools.`);
 }
 
 const isErrorBody = (text: string): boolean => {
@@ -120,9 +127,15 @@ const isErrorBody = (text: string): boolean => {
  * rewritten here, at the edge. `malformed`: the request's tool calls whose shape the SDK refuses
  * with a protocol error (-32603 and its validator's text), by id, with the contract's error for
  * each (tool-call.ts): input problems are tool results, so those become one. Other such
- * validator dumps become a -32602 in one sentence.
+ * validator dumps become a -32602 in one sentence. `resultFields` go on every result made here
+ * from a protocol error (a 2026 result carries `resultType`).
  */
-export function withContractToolErrors(body: string, requestId: string, malformed: ReadonlyMap<unknown, ApiError> = new Map()): string {
+export function withContractToolErrors(
+  body: string,
+  requestId: string,
+  malformed: ReadonlyMap<unknown, ApiError> = new Map(),
+  resultFields: Record<string, unknown> = {},
+): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -134,7 +147,14 @@ export function withContractToolErrors(body: string, requestId: string, malforme
     const refused = message?.error === undefined ? undefined : malformed.get(message.id);
     if (refused !== undefined) {
       delete message.error;
-      message.result = errorResult(refused);
+      message.result = { ...errorResult(refused), ...resultFields };
+      changed = true;
+      continue;
+    }
+    const unknownTool = unknownToolOf(message?.error);
+    if (unknownTool !== undefined) {
+      delete message.error;
+      message.result = { ...errorResult(unknownTool), ...resultFields };
       changed = true;
       continue;
     }

@@ -4,8 +4,7 @@
  */
 import { ApiError } from '@svc/contracts';
 import { feedbackRequestSchema, feedbackResponseSchema, readGenericEvents } from '@svc/feedback';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { logApiError, toApiError } from '../errors/api-errors.ts';
 import { storeUnavailableError } from '@svc/jobs';
 import { advertisedInput, parseArguments } from './advertised-schema.ts';

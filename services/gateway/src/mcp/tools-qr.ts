@@ -5,7 +5,7 @@
  * validate them, run the job and refuse alike through both doors: this file presents the code.
  */
 import { OPERATIONS, qrToolOutputSchema } from '@svc/contracts';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import type { QrCode, QrOperation } from '../operations/qr-code.ts';
 import { qrGenerate } from '../operations/qr-generate.ts';
 import { qrWifi } from '../operations/qr-wifi.ts';

@@ -4,7 +4,7 @@
  * answer the REST bodies, which are the structured results, so both doors answer alike.
  */
 import { MAX_BATCH, OPERATIONS, formatUsd, batchResponseSchema, verifyResultSchema, type OperationId } from '@svc/contracts';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { verifyBatch } from '../operations/verify-batch.ts';
 import { verifySingle } from '../operations/verify-single.ts';
 import { advertisedInput } from './advertised-schema.ts';

@@ -125,7 +125,8 @@ function meteringPlugin(app: FastifyInstance, options: MeteringOptions, done: (e
     const metered =
       isMeteredRoute(request.routeOptions.config) ||
       (request.routeOptions.url === undefined && meteredPaths.has(request.url.split('?')[0] ?? ''));
-    if (metered && !reply.hasHeader(COST_HEADER)) reply.header(COST_HEADER, '0');
+    // A streamed answer (a tool call's event stream) carries its cost as a trailer instead.
+    if (metered && !reply.hasHeader(COST_HEADER) && !reply.hasTrailer(COST_HEADER)) reply.header(COST_HEADER, '0');
     next(null, payload);
   });
 

@@ -11,6 +11,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
+import { DOCS_CSP, securePage } from './console.ts';
 import { BILLING_NOTE, DOCS_PAGE_OPTIONS, PRODUCT_NAME } from '../docs-page.ts';
 import { NAMED_SCHEMAS, RESPONSE_HEADERS } from '../openapi-schemas.ts';
 
@@ -205,6 +206,13 @@ async function openapiPlugin(app: FastifyInstance, options: { version: string })
   await app.register(swaggerUi, {
     ...DOCS_PAGE_OPTIONS,
     routePrefix: '/docs',
+    // The console's headers: a strict CSP and no framing of the page where the key is typed.
+    uiHooks: {
+      onRequest: (_request, reply, next) => {
+        securePage(reply, DOCS_CSP);
+        next();
+      },
+    },
     transformSpecification: openapiDocument,
     transformSpecificationClone: false,
   });

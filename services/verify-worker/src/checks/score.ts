@@ -18,6 +18,8 @@ export const REASON_POINTS: Record<Reason, number> = {
   role_account: 75,
   accept_all: 60,
   greylisted: 55,
+  // Nothing was learnt of the mailbox: the provider asked this egress to slow down.
+  throttled: 50,
   mailbox_full: 45,
   smtp_blocked: 45,
   timeout: 40,
