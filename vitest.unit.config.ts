@@ -17,6 +17,7 @@ import { defineConfig } from 'vitest/config';
  */
 export const UNIT_TESTS = [
   'clients/console/test/csv.test.ts',
+  'clients/console/test/price.test.ts',
   'clients/verify-list/test/options.test.ts',
   'clients/verify-list/test/progress.test.ts',
   'libs/shared/config/test/**/*.test.ts',

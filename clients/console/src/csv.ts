@@ -10,7 +10,7 @@
  */
 import { ApiError, LIST_BODY_LIMIT_BYTES, MAX_LIST_ADDRESSES, dedupKey } from '@svc/contracts/rules';
 import { SAMPLE_ROWS, detectColumn, looksLikeAddress, type DetectedColumn } from '@svc/lists/columns';
-import { costOf, listUnits } from '@svc/metering/billing';
+import { costOf, listCharge, listUnits } from '@svc/metering/billing';
 import Papa from 'papaparse';
 
 export const MAX_BYTES = LIST_BODY_LIMIT_BYTES;
@@ -132,9 +132,14 @@ export const priceOf = (distinct: number): string => dollars(costOf('email-verif
  * it and the price without it. `freeUnits` unknown (usage could not be read): no discount shown.
  */
 export function chargeOf(distinct: number, freeUnits: number | undefined): { units: number; free: number; price: string; full: string } {
-  const units = listUnits(distinct);
-  const free = Math.min(units, Math.max(0, freeUnits ?? 0));
-  return { units, free, price: dollars(costOf('email-verify.list', units - free)), full: dollars(costOf('email-verify.list', units)) };
+  // The billing rule's own quote (@svc/metering/billing), so that the console cannot price by another rule.
+  const charge = listCharge(distinct, freeUnits ?? 0);
+  return {
+    units: charge.units,
+    free: charge.units - charge.billableUnits,
+    price: dollars(charge.chargeMicroUsd),
+    full: dollars(charge.undiscountedMicroUsd),
+  };
 }
 
 /** The results CSV cut to one verdict: the header row and the rows whose `verdict` column says it. */
