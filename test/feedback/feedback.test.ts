@@ -25,6 +25,7 @@ import {
   snsNotification,
   snsSubscriptionConfirmation,
 } from '@svc/testkit/feedback-bodies';
+import { connect } from '../mcp/mcp-client.ts';
 import { call, postBatch, startServer, type Mode, type TestServer } from '../support/servers.ts';
 import { rcptCounts, startListServer, startMultiRig, type ListServer, type MultiRig } from '../lists/harness.ts';
 
@@ -234,6 +235,28 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
       key: server.key,
     });
     expect(single.json()).toMatchObject({ verdict: 'undeliverable', reason: 'known_bounce' });
+  });
+
+  it('takes feedback by the email-verify_feedback tool', async () => {
+    const tools = await connect(server, 'email-verify');
+    try {
+      const listed = await tools.client.listTools();
+      expect(listed.tools.map((tool) => tool.name)).toContain('email-verify_feedback');
+      const reported = await tools.callTool('email-verify_feedback', {
+        events: [
+          { email: address('tool-gone'), outcome: 'hard_bounce' },
+          { email: 'x', outcome: 'delivered' },
+        ],
+      });
+      expect(reported.isError).toBeFalsy();
+      expect(reported.structuredContent).toEqual({ accepted: 1, ignored: 1 });
+      const refused = await tools.callTool('email-verify_feedback', { events: [{ email: address('tool-gone'), outcome: 'bounced' }] });
+      expect(refused.isError).toBe(true);
+      const verified = await tools.callTool('email-verify_verify', { email: address('tool-gone') });
+      expect(verified.structuredContent).toMatchObject({ verdict: 'undeliverable', reason: 'known_bounce' });
+    } finally {
+      await tools.close();
+    }
   });
 
   it('keeps feedback to the key that reported it', async () => {

@@ -167,7 +167,7 @@ describe('OpenAPI and docs', () => {
       ['/v1/email-verify/lists/{id}', 'get', ['401', '404', '405', '431', '500', '503']],
       ['/v1/email-verify/lists/{id}/results', 'get', ['400', '401', '404', '405', '431', '500', '503']],
       ['/v1/email-verify/lists/{id}', 'delete', ['401', '404', '405', '431', '500', '503']],
-      ['/v1/email-verify/feedback', 'post', ['400', '401', '404', '405', '429', '431', '500', '503']],
+      ['/v1/email-verify/feedback', 'post', ['400', '401', '405', '429', '431', '500', '503']],
       ['/v1/email-verify/feedback/{source}', 'post', ['400', '401', '404', '405', '429', '431', '500', '503']],
       ['/v1/email-verify/history', 'get', ['400', '401', '405', '431', '500', '503']],
     ];

@@ -300,6 +300,18 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     ).toEqual([]);
     const after = await getList(server, key, list.id);
     expect(after).toMatchObject({ status: 'cancelled', processed: WORK_CHUNK_SIZE, costUsd: '0' });
+    // The cancelled list's file keeps every input row: those never probed are not_verified (JSON: verdict null).
+    const kept = await call(server, `/v1/email-verify/lists/${list.id}/results`, { key });
+    expect(kept.headers.get('x-list-pending')).toBe('0');
+    const keptBody = kept.json() as { pending: number; results: Array<{ email: string; verdict: string | null; reason: string }> };
+    expect(keptBody.pending).toBe(0);
+    expect(keptBody.results.map((result) => result.email)).toEqual(emails);
+    expect(keptBody.results.filter((result) => result.verdict === null && result.reason === 'not_verified')).toHaveLength(300);
+    const csvRows: string[][] = parse((await call(server, `/v1/email-verify/lists/${list.id}/results?format=csv`, { key })).text, {
+      bom: true,
+    });
+    expect(csvRows).toHaveLength(1 + emails.length);
+    expect(csvRows[2]).toEqual([`c${mode}0@slow.test`, '', '', 'not_verified', '']);
     const usage = (await call(server, '/v1/usage', { key })).json() as { operations: Record<string, { calls: number }> };
     expect(usage.operations['email-verify.list']?.calls).toBe(1); // the fast chunk's unit, inside the allowance
     await expect

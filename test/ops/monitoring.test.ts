@@ -44,6 +44,8 @@ const EXPECTED_ZERO: Record<string, string> = {
   'sum by (egress, provider) (increase(verify_egress_blocks_total[30m])) or on() vector(0)': 'no mail server refused the egress by name',
   'sum by (provider) (increase(verify_egress_blocks_total[30m])) or on() vector(0)': 'no mail server refused the egress by name',
   'max by (egress) (verify_egress_set_aside)': 'no egress was refused, so none is set aside',
+  'sum by (provider, egress) (increase(verify_throttled_total[30m])) or on() vector(0)': 'the mail rig throttles no one',
+  'max by (provider, egress) (verify_provider_backoff_seconds) or on() vector(0)': 'no provider throttled, so no back-off',
 };
 const EITHER: Record<string, string> = {
   redis_memory_max_bytes: 'the shared test Redis may run without a maxmemory (0)',
@@ -71,6 +73,7 @@ const ALERT_EXPECTATIONS: Record<string, { fires: Record<string, string> } | 'si
   VerifyResolverUntrusted: 'silent',
   VerifyEgressClosed: 'silent',
   VerifyEgressBlocklisted: 'silent',
+  VerifyProviderThrottled: 'silent',
   // The shared test Redis may or may not have a maxmemory set, and how full it is is not ours.
   RedisMemoryHigh: { either: 'depends on the shared test Redis' },
 };

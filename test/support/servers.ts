@@ -14,6 +14,7 @@ import { createVerifyHandler } from '@svc/verify-worker';
 import { redisFeedback } from '@svc/feedback/redis';
 import { Redis } from 'ioredis';
 import { buildEmbedded, defaultHandlers } from '../../scripts/embedded.ts';
+import { expectChargesRecorded, forgetServer, noteAnswer } from './charge-guard.ts';
 
 export type Mode = 'embedded' | 'distributed';
 
@@ -105,7 +106,16 @@ export async function startServer(mode: Mode, options: ServerOptions = {}): Prom
     mode === 'embedded' ? await embeddedParts(options, key, revokedKey) : await distributedParts(options, key, revokedKey, prefix);
   const baseUrl = await parts.app.listen({ port: 0, host: '127.0.0.1' });
   const metricsUrl = await parts.metrics.listen({ port: 0, host: '127.0.0.1' });
-  return { mode, baseUrl, metricsUrl, prefix, key, revokedKey, keys: parts.keys, close: parts.close };
+  // Before it closes: every 2xx of a per-call operation seen by call() is in the meter (charge-guard.ts).
+  const close = async () => {
+    try {
+      await expectChargesRecorded(baseUrl);
+    } finally {
+      forgetServer(baseUrl);
+      await parts.close();
+    }
+  };
+  return { mode, baseUrl, metricsUrl, prefix, key, revokedKey, keys: parts.keys, close };
 }
 
 export async function call(
@@ -117,6 +127,8 @@ export async function call(
   if (init.key !== null && init.key !== undefined) headers.set('authorization', `Bearer ${init.key}`);
   const response = await fetch(`${server.baseUrl}${path}`, { ...init, headers });
   const text = await response.text();
+  // A 2xx of an operation billed per call that was never charged fails here (charge-guard.ts).
+  noteAnswer(server.baseUrl, init.method ?? 'GET', path, init.key ?? undefined, response.status, response.headers);
   return { status: response.status, headers: response.headers, text, json: (): unknown => JSON.parse(text) };
 }
 

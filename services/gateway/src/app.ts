@@ -144,12 +144,14 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
     maxStoredRowsPerKey: config.LIST_MAX_STORED_ROWS_PER_KEY,
     freeAllowances: config.freeAllowances,
     allowPrivateCallbacks: config.LIST_ALLOW_PRIVATE_CALLBACKS,
+    retryDelaysS: config.LIST_RETRY_DELAYS_S,
   });
   await app.register(listRoutes, { lists });
   await app.register(mcpRoutes, {
     runner,
     lists,
     allowedOrigins: config.MCP_ALLOWED_ORIGINS ?? [],
+    feedback: deps.feedback,
     ...(deps.toolCallRelay === undefined ? {} : { relay: deps.toolCallRelay }),
   });
   await app.register(usageRoutes, { meter: deps.meter, freeAllowances: config.freeAllowances });

@@ -303,17 +303,19 @@ export function historyResponses<C extends Record<string, MediaDoc>>(success: { 
 }
 
 /** The responses of the feedback doors: not metered, but rate-limited and with a body to refuse. */
-export function feedbackResponses<C extends Record<string, MediaDoc>>(success: { description: string; content: C }) {
+export function feedbackResponses<C extends Record<string, MediaDoc>>(
+  success: { description: string; content: C },
+  badRequest: ErrorExamples,
+  notFound?: ErrorExamples,
+) {
   const headers: readonly HeaderName[] = ['X-Request-Id', ...RATE_LIMIT];
+  const unknownSource: Record<number, ResponseDoc> =
+    notFound === undefined ? {} : { 404: errorResponse('No such feedback source.', headers, notFound) };
   return {
     200: { description: success.description, headers, content: success.content },
-    400: errorResponse("The body or query is not what the route takes (not the source's webhook shape, not JSON).", headers, {
-      invalid_request: { error: 'invalid_request', message: 'A SendGrid Event Webhook body is a JSON array of events.' },
-    }),
+    400: errorResponse("The body is not what the route takes (not JSON, not the source's webhook shape).", headers, badRequest),
     ...commonErrors(headers),
-    404: errorResponse('No such feedback source.', headers, {
-      not_found: { error: 'not_found', message: 'No feedback source "sparkpost": use sendgrid, mailgun, postmark or ses.' },
-    }),
+    ...unknownSource,
     429: errorResponse("Over the key's feedback rate limit; try again after `Retry-After` seconds.", [...headers, 'Retry-After'], {
       rate_limited: ERROR_EXAMPLES.rate_limited,
     }),

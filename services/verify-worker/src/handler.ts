@@ -8,7 +8,8 @@ import { registerHandler, type RegisteredHandler } from '@svc/jobs';
 import type { Redis } from '@svc/jobs/redis';
 import type { Registry } from 'prom-client';
 import { decodeCachedOutcome, encodeCachedOutcome, type CachedOutcome } from './cache/cached-outcome.ts';
-import { MemoryTtlCache, RedisTtlCache, type TtlCache } from './cache/ttl-cache.ts';
+import { controlEvidenceSchema, type ControlEvidence } from './engine/control-evidence.ts';
+import { jsonCodec, MemoryTtlCache, RedisTtlCache, type TtlCache } from './cache/ttl-cache.ts';
 import { HostLimiter, type SessionLimiter } from './engine/host-limiter.ts';
 import type { ProbeTuning } from './engine/mail-server-probe.ts';
 import { Verifier } from './engine/verifier.ts';
@@ -86,6 +87,11 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
           decode: decodeCachedOutcome,
         });
   const ttl = config.VERIFY_RESULT_CACHE_TTL_S;
+  const domainTtl = config.VERIFY_DOMAIN_CACHE_TTL_S;
+  const evidence: TtlCache<ControlEvidence> =
+    options.redis === undefined
+      ? new MemoryTtlCache<ControlEvidence>(10_000)
+      : new RedisTtlCache(options.redis, `${config.REDIS_PREFIX}:verify:controls:v1`, jsonCodec(controlEvidenceSchema));
   const polite = politenessState(config, options.redis, options.registry);
   const gate = new SessionGate(polite.backoff, polite.budgets, politenessEvents(options.registry));
   // Embedded mode shares the gateway's (one per configuration); a distributed worker reads Redis.
@@ -103,6 +109,14 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
     health: sight.health,
     batchDeadlineMs: config.VERIFY_BATCH_DEADLINE_MS,
     controlSeed: config.mailFrom,
+    ...(domainTtl > 0
+      ? {
+          evidence: {
+            get: (domain: string) => evidence.get(domain),
+            set: (domain: string, value: ControlEvidence) => evidence.set(domain, value, domainTtl),
+          },
+        }
+      : {}),
     cache:
       ttl > 0
         ? { get: (key) => store.get(key), set: (key, value, seconds) => store.set(key, value, Math.min(ttl, seconds ?? ttl)) }
@@ -121,6 +135,7 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
         mailFrom: config.mailFrom,
         connectTimeoutMs: config.VERIFY_CONNECT_TIMEOUT_MS,
         commandTimeoutMs: config.VERIFY_COMMAND_TIMEOUT_MS,
+        idle: polite.idle,
       },
       egress: {
         pool: sight.pool,

@@ -139,7 +139,7 @@ export const envSchema = z.object({
         )
         .max(10),
     )
-    .default([60, 300, 900]),
+    .default([60, 300, 240]),
   /** List chunks one verify-worker process probes at once, beside its batch jobs. */
   LIST_WORKER_CONCURRENCY: int(1, 100).default(2),
 

@@ -32,6 +32,8 @@ export interface ListsDeps {
   freeAllowances: FreeAllowances;
   /** Accept http:// and private callback hosts (test rigs, private deployments). */
   allowPrivateCallbacks: boolean;
+  /** `LIST_RETRY_DELAYS_S`: what the list object's `estimatedCompletionAt` counts on for the retries still to come. */
+  retryDelaysS?: readonly number[];
 }
 
 export interface NewListInput {
@@ -176,12 +178,26 @@ export class ListService {
 
   async object(record: ListRecord): Promise<ListObject> {
     const ledger = await backend('meter', () => this.deps.meter.ledger(ledgerOf(record.id), record.keyId));
-    return toListObject(record, costOf(OPERATION, ledger.billableUnits));
+    return toListObject(record, costOf(OPERATION, ledger.billableUnits), { now: Date.now(), retryDelaysS: this.deps.retryDelaysS ?? [] });
   }
 
   async page(keyId: string, limit: number, cursor: string | undefined): Promise<{ lists: ListObject[]; nextCursor: string | null }> {
     const page = await backend('list store', () => this.deps.store.page(keyId, limit, cursor));
     return { lists: await Promise.all(page.records.map((record) => this.object(record))), nextCursor: page.next };
+  }
+
+  /**
+   * `finish`: a `retrying` list settles its waiting addresses now (each risky, with the reason it
+   * waited for) and completes; its end is queued for the workers (billing, callback). Any other
+   * list is answered as it is: a running list still has first passes to make.
+   */
+  async finish(keyId: string, listId: string): Promise<ListObject> {
+    const record = await this.get(keyId, listId);
+    if (record.status !== 'retrying') return this.object(record);
+    const ended = await backend('list store', () => this.deps.store.settleWaiting(listId, Date.now(), `evt_${randomUUID()}`));
+    if (ended === undefined) throw new ApiError('not_found', `No list ${listId} for this key.`);
+    await this.deps.queue.add([{ job: { kind: 'finish', listId } }]).catch(() => undefined); // else the janitor finishes it
+    return this.object(ended);
   }
 
   /** Cancels an active list (an ended one is answered as it is); its end is queued for the workers. */

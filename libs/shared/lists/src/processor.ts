@@ -16,7 +16,7 @@ import { linkedSignal } from '@svc/jobs';
 import { billingPeriod, costOf, listUnits, type Meter } from '@svc/metering';
 import type { Logger } from '@svc/telemetry';
 import type { CallbackDispatcher, ListEventType } from '@svc/webhooks';
-import { ledgerOf, toListObject, type ListRecord, type RetryMark, type SettledEntry } from './model.ts';
+import { ledgerOf, toListObject, type ListRecord, type NewRetryMark, type RetryMark, type SettledEntry } from './model.ts';
 import { chunkJobs, type ListJob, type ListQueue, type QueuedListJob } from './queue.ts';
 import { mayRetry, retryDelayMs } from './retry-delay.ts';
 import type { ListStore } from './store.ts';
@@ -77,7 +77,7 @@ export class ListProcessor {
     const due = items.filter(([index]) => !progress.settled.has(index) && (progress.retries.get(index)?.round ?? 0) === round);
 
     const settled: SettledEntry[] = [];
-    const retries: Array<{ index: number } & RetryMark> = [];
+    const retries: NewRetryMark[] = [];
     if (due.length > 0) {
       const cancelled = new AbortController();
       const stopWatching = this.watchForEnd(record.id, cancelled);
@@ -108,7 +108,9 @@ export class ListProcessor {
         const outcome = results[i]!;
         const { result, retryAfterSeconds } = outcome;
         if (mayRetry(outcome, round, this.deps.retryDelaysS, sinceStart)) {
-          retries.push({ index, round: round + 1, dueAt: at + retryDelayMs(round + 1, this.deps.retryDelaysS, retryAfterSeconds) });
+          const dueAt = at + retryDelayMs(round + 1, this.deps.retryDelaysS, retryAfterSeconds);
+          // What `finish` settles it as: risky, with the reason it waits for.
+          retries.push({ index, round: round + 1, dueAt, entries, result: { ...result, verdict: 'risky' } });
         } else settled.push({ index, entries, result });
       });
     }

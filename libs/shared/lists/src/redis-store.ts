@@ -4,8 +4,13 @@
  *   <p>:list:{<id>}:input        hash   input chunk number -> deflated JSON rows, in input order
  *   <p>:list:{<id>}:work         hash   work chunk number -> deflated JSON [distinct index, address, entries]
  *   <p>:list:{<id>}:results      hash   distinct index -> "<settle sequence>:<shape number>"
- *   <p>:list:{<id>}:shapes       hash   "s:<compact result>" -> shape number, and number -> compact result
- *   <p>:list:{<id>}:retries      hash   distinct index -> "round:dueAtMs", while a retry is due
+ *   <p>:list:{<id>}:shapes       hash   shape number -> compact result, and "h<64 bits of its SHA-1>" -> number
+ *                                       (a digest, not the result again: a list whose every address has
+ *                                       a domain of its own has a shape per row; two shapes of one list
+ *                                       sharing 64 bits is about 1 in 10^9 for 100,000 shapes)
+ *   <p>:list:{<id>}:retries      hash   distinct index -> "round:dueAtMs:entries:shape:reason", while a retry is due
+ *                                       (shape: its last result, what `finish` settles it as; the
+ *                                       record's `w:<reason>` fields count the entries waiting)
  *   <p>:list:{<id>}:chunks       set    work chunks whose first pass is recorded
  *   <p>:list:{<id>}:groups       zset   "chunk:round" -> due time, per retry job still to run
  *   <p>:lists:key:{<keyId>}      zset   the key's lists by creation time (listing, newest first)
@@ -63,7 +68,7 @@ local function is_ended(status) return status == 'completed' or status == 'cance
 /**
  * KEYS: record, active slots, results, retries, chunks, retry groups, shapes. ARGV: now, chunk,
  * round (0: first pass), event id, settled count n, then n x (index, entries, verdict, result
- * shape), then triples (index, round, due).
+ * shape), then per retry (index, round, due, entries, result shape, reason).
  */
 const COMMIT = `${MOVE}
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -75,6 +80,22 @@ if status == 'queued' then
   status = 'running'
 end
 redis.call('HSET', KEYS[1], 'touchedAt', now)
+local function shape_of(result)
+  local digest = 'h' .. string.sub(redis.sha1hex(result), 1, 16)
+  local shape = redis.call('HGET', KEYS[7], digest)
+  if not shape then
+    shape = redis.call('HINCRBY', KEYS[7], 'n', 1)
+    redis.call('HSET', KEYS[7], digest, shape, shape, result)
+  end
+  return shape
+end
+-- An address no longer waiting: its entries leave the count of its reason.
+local function unwait(index)
+  local mark = redis.call('HGET', KEYS[4], index)
+  if not mark then return end
+  local entries, reason = string.match(mark, '^%d+:%d+:(%d+):%d+:(.+)$')
+  if entries then redis.call('HINCRBY', KEYS[1], 'w:' .. reason, -tonumber(entries)) end
+end
 local n = tonumber(ARGV[5])
 local at = 6
 for _ = 1, n do
@@ -82,25 +103,25 @@ for _ = 1, n do
   at = at + 4
   if redis.call('HEXISTS', KEYS[3], index) == 0 then
     local seq = redis.call('HINCRBY', KEYS[1], 'settled', 1)
-    local shape = redis.call('HGET', KEYS[7], 's:' .. result)
-    if not shape then
-      shape = redis.call('HINCRBY', KEYS[7], 'n', 1)
-      redis.call('HSET', KEYS[7], 's:' .. result, shape, shape, result)
-    end
+    local shape = shape_of(result)
     redis.call('HSET', KEYS[3], index, seq .. ':' .. shape)
+    unwait(index)
     redis.call('HDEL', KEYS[4], index)
     redis.call('HINCRBY', KEYS[1], 'processed', entries)
     redis.call('HINCRBY', KEYS[1], 's:' .. verdict, entries)
   end
 end
-while at + 2 <= #ARGV do
+while at + 5 <= #ARGV do
   if redis.call('HEXISTS', KEYS[3], ARGV[at]) == 0 then
-    redis.call('HSET', KEYS[4], ARGV[at], ARGV[at + 1] .. ':' .. ARGV[at + 2])
+    unwait(ARGV[at])
+    local shape = shape_of(ARGV[at + 4])
+    redis.call('HSET', KEYS[4], ARGV[at], ARGV[at + 1] .. ':' .. ARGV[at + 2] .. ':' .. ARGV[at + 3] .. ':' .. shape .. ':' .. ARGV[at + 5])
+    redis.call('HINCRBY', KEYS[1], 'w:' .. ARGV[at + 5], ARGV[at + 3])
     local group = ARGV[2] .. ':' .. ARGV[at + 1]
     local due = redis.call('ZSCORE', KEYS[6], group)
     if not due or tonumber(due) > tonumber(ARGV[at + 2]) then redis.call('ZADD', KEYS[6], ARGV[at + 2], group) end
   end
-  at = at + 3
+  at = at + 6
 end
 if tonumber(ARGV[3]) == 0 then
   redis.call('SADD', KEYS[5], ARGV[2])
@@ -117,6 +138,30 @@ elseif status == 'running' and redis.call('SCARD', KEYS[5]) >= tonumber(redis.ca
 end
 move(next_status, now, ARGV[4])
 return {next_status, 1}
+`;
+
+/**
+ * `finish`: KEYS: record, active slots, results, retries, retry groups. ARGV: now, event id. A
+ * retrying list settles each waiting address as its last result (risky) and completes.
+ */
+const SETTLE_WAITING = `${MOVE}
+if redis.call('HGET', KEYS[1], 'status') ~= 'retrying' then return 0 end
+local marks = redis.call('HGETALL', KEYS[4])
+for i = 1, #marks, 2 do
+  local entries, shape = string.match(marks[i + 1], '^%d+:%d+:(%d+):(%d+):')
+  if entries and redis.call('HEXISTS', KEYS[3], marks[i]) == 0 then
+    local seq = redis.call('HINCRBY', KEYS[1], 'settled', 1)
+    redis.call('HSET', KEYS[3], marks[i], seq .. ':' .. shape)
+    redis.call('HINCRBY', KEYS[1], 'processed', entries)
+    redis.call('HINCRBY', KEYS[1], 's:risky', entries)
+  end
+end
+redis.call('DEL', KEYS[4], KEYS[5])
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(field, 1, 2) == 'w:' then redis.call('HDEL', KEYS[1], field) end
+end
+move('completed', ARGV[1], ARGV[2])
+return 1
 `;
 
 /** KEYS: record, active slots. ARGV: status, now, event id, error. */
@@ -149,6 +194,15 @@ type ListRedis = Redis & {
   listReserve(key: string, id: string, max: number, now: number, until: number): Promise<number>;
   listCommitShapes(...args: Array<string | number>): Promise<[string, number]>;
   listEnd(record: string, active: string, status: string, now: number, eventId: string, error: string): Promise<number>;
+  listSettleWaiting(
+    record: string,
+    active: string,
+    results: string,
+    retries: string,
+    groups: string,
+    now: number,
+    eventId: string,
+  ): Promise<number>;
 };
 
 const layoutSchema = z.object({
@@ -173,6 +227,7 @@ export class RedisListStore implements ListStore {
     if (!('listReserve' in redis)) redis.defineCommand('listReserve', { numberOfKeys: 1, lua: RESERVE });
     if (!('listCommitShapes' in redis)) redis.defineCommand('listCommitShapes', { numberOfKeys: 7, lua: COMMIT });
     if (!('listEnd' in redis)) redis.defineCommand('listEnd', { numberOfKeys: 2, lua: END });
+    if (!('listSettleWaiting' in redis)) redis.defineCommand('listSettleWaiting', { numberOfKeys: 5, lua: SETTLE_WAITING });
     if (!('listMarkRunning' in redis)) redis.defineCommand('listMarkRunning', { numberOfKeys: 1, lua: MARK_RUNNING });
     if (!('listClaimCallback' in redis)) redis.defineCommand('listClaimCallback', { numberOfKeys: 1, lua: CLAIM_CALLBACK });
     this.redis = redis as ListRedis;
@@ -262,7 +317,24 @@ export class RedisListStore implements ListStore {
   }
 
   async get(listId: string): Promise<ListRecord | undefined> {
-    return toRecord(await this.redis.hgetall(this.key(listId)));
+    const [fields, first, last] = await Promise.all([
+      this.redis.hgetall(this.key(listId)),
+      this.redis.zrange(this.key(listId, 'groups'), 0, 0, 'WITHSCORES'),
+      this.redis.zrange(this.key(listId, 'groups'), -1, -1, 'WITHSCORES'),
+    ]);
+    const record = toRecord(fields);
+    if (record === undefined) return undefined;
+    const byReason: Record<string, number> = {};
+    for (const [field, value] of Object.entries(fields)) if (field.startsWith('w:')) byReason[field.slice(2)] = Math.max(0, Number(value));
+    const lastRound = Number(last[0]?.split(':')[1]);
+    return {
+      ...record,
+      waiting: {
+        byReason,
+        next: first[1] === undefined ? null : Number(first[1]),
+        last: last[1] === undefined || !Number.isFinite(lastRound) ? null : { dueAt: Number(last[1]), round: lastRound },
+      },
+    };
   }
 
   async page(keyId: string, limit: number, cursor: string | undefined): Promise<ListPage> {
@@ -336,7 +408,7 @@ export class RedisListStore implements ListStore {
     ]);
     indices.forEach((index, i) => {
       if (done[i] !== null) settled.add(index);
-      const mark = /^(\d+):(\d+)$/.exec(marks[i] ?? '');
+      const mark = /^(\d+):(\d+)(?::|$)/.exec(marks[i] ?? '');
       if (mark !== null) retries.set(index, { round: Number(mark[1]), dueAt: Number(mark[2]) });
     });
     return { settled, retries };
@@ -360,9 +432,25 @@ export class RedisListStore implements ListStore {
       commit.settled.length,
     ];
     for (const settled of commit.settled) args.push(settled.index, settled.entries, settled.result.verdict, shapeOf(settled.result));
-    for (const retry of commit.retries) args.push(retry.index, retry.round, retry.dueAt);
+    for (const retry of commit.retries)
+      args.push(retry.index, retry.round, retry.dueAt, retry.entries, shapeOf(retry.result), retry.result.reason);
     const [status, applied] = await this.redis.listCommitShapes(...args);
     return { status: parseStatus(status), applied: applied === 1 };
+  }
+
+  async settleWaiting(listId: string, now: number, eventId: string): Promise<ListRecord | undefined> {
+    const keyId = await this.redis.hget(this.key(listId), 'keyId');
+    if (keyId === null) return undefined;
+    await this.redis.listSettleWaiting(
+      this.key(listId),
+      this.active(keyId),
+      this.key(listId, 'results'),
+      this.key(listId, 'retries'),
+      this.key(listId, 'groups'),
+      now,
+      eventId,
+    );
+    return this.get(listId);
   }
 
   async end(listId: string, status: 'cancelled' | 'failed', now: number, eventId: string, error?: string): Promise<ListRecord | undefined> {

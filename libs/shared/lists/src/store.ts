@@ -52,6 +52,12 @@ export interface ListStore {
   progress(listId: string, indices: number[]): Promise<ChunkProgress>;
   /** Records settled results and retry marks, moves the status; ends the list when all settled. */
   commit(listId: string, commit: Commit): Promise<CommitOutcome>;
+  /**
+   * `finish`: a `retrying` list settles every address waiting for a retry as its last result
+   * (risky, with the reason it waited for) and completes; any other list is left as it is.
+   * Answers the record as it is afterwards.
+   */
+  settleWaiting(listId: string, now: number, eventId: string): Promise<ListRecord | undefined>;
   /** Ends an active list as `cancelled` or `failed`; answers the record as it is afterwards. */
   end(
     listId: string,

@@ -86,7 +86,7 @@ describe.each([
       chunk: 1,
       round: 0,
       settled: [],
-      retries: [{ index: 1, round: 1, dueAt: 99 }],
+      retries: [{ index: 1, round: 1, dueAt: 99, entries: 1, result: { ...result('b@x.test', 'risky'), reason: 'greylisted' } }],
       eventId: 'evt_2',
     });
     expect((await store.get(list.id))?.status).toBe('retrying');

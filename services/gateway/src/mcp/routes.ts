@@ -15,6 +15,7 @@ import { ApiError } from '@svc/contracts';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ListService } from '@svc/lists/service';
+import type { Feedback } from '@svc/feedback';
 import { callOf, type JobRunner } from '../operation.ts';
 import { InFlightToolCalls } from './cancellation.ts';
 import type { CancellationRelay } from './cancellation-relay.ts';
@@ -24,6 +25,7 @@ import { loadMcpSdk, type McpSdk } from './sdk.ts';
 import { sendAnswer, webRequestOf } from './exchange.ts';
 import { claimsModernEra } from './era.ts';
 import { OriginPolicy } from './origin.ts';
+import { portableToolLists } from './portable-schema.ts';
 import { sendError } from '../errors/api-errors.ts';
 import { TOOL_SERVERS, createToolServer, type ToolServerDef } from './servers.ts';
 import { malformedToolCalls, toolCallId, toolCallOperation, wantsProgress } from './tool-call.ts';
@@ -108,6 +110,7 @@ async function serve(
   app: FastifyInstance,
   runner: JobRunner,
   lists: ListService,
+  feedback: Feedback | undefined,
   definition: ToolServerDef,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -117,6 +120,7 @@ async function serve(
     runner,
     key: callerKey(request),
     lists,
+    ...(feedback === undefined ? {} : { feedback }),
     call: callOf(request),
     log: request.log,
     charge: (operation) => app.charge(request, reply, operation),
@@ -124,19 +128,22 @@ async function serve(
   });
   const webRequest = webRequestOf(request, request.callerGone);
   const version = request.headers['mcp-protocol-version'];
-  const exchange = claimsModernEra(typeof version === 'string' ? version : undefined, request.body, sdk.legacyVersions)
+  const modern = claimsModernEra(typeof version === 'string' ? version : undefined, request.body, sdk.legacyVersions);
+  const exchange = modern
     ? await serveModern(sdk, server, webRequest, request.body, request.log)
     : await serveLegacy(sdk, server, webRequest, request.body);
   const malformed = malformedToolCalls(request.body);
+  // A 2026 result says it is complete (not an input request); a 2025 one has no such field.
+  const resultFields = modern ? { resultType: 'complete' } : {};
   return sendAnswer(reply, exchange.response, {
-    rewrite: (body) => withContractToolErrors(body, request.id, malformed),
+    rewrite: (body) => portableToolLists(withContractToolErrors(body, request.id, malformed, resultFields)),
     teardown: exchange.teardown,
   });
 }
 
 export function mcpRoutes(
   app: FastifyInstance,
-  options: { runner: JobRunner; lists: ListService; relay?: CancellationRelay; allowedOrigins?: readonly string[] },
+  options: { runner: JobRunner; lists: ListService; relay?: CancellationRelay; allowedOrigins?: readonly string[]; feedback?: Feedback },
   done: (error?: Error) => void,
 ): void {
   const inFlight = new InFlightToolCalls(options.relay);
@@ -165,7 +172,7 @@ export function mcpRoutes(
           inFlight.track(keyId, toolCallId(request.body), reply);
         },
       },
-      (request, reply) => serve(app, options.runner, options.lists, definition, request, reply),
+      (request, reply) => serve(app, options.runner, options.lists, options.feedback, definition, request, reply),
     );
   }
   inFlight.listen().then(() => done(), done);

@@ -132,10 +132,16 @@ export const feedbackRoutes: FastifyPluginCallbackZod<{ feedback: Feedback; conf
           'for a malformed address is ignored and counted. The key as Bearer or as the HTTP Basic password. Free, not metered.',
         security: FEEDBACK_SECURITY,
         body: validated(feedbackRequestSchema.meta({ examples: [FEEDBACK_EXAMPLE] }), bodyError),
-        response: feedbackResponses({
-          description: 'How many events were recorded and ignored.',
-          content: json(feedbackResponseSchema, { accepted: 2, ignored: 0 }),
-        }),
+        response: feedbackResponses(
+          { description: 'How many events were recorded and ignored.', content: json(feedbackResponseSchema, { accepted: 2, ignored: 0 }) },
+          {
+            invalid_request: {
+              error: 'invalid_request',
+              message:
+                'The body must be { "events": [ { "email", "outcome", "at"?, "detail"? } ] } with 1 to 1,000 events: Too small: expected array to have >=1 items.',
+            },
+          },
+        ),
       },
     },
     async (request) => record(callerKey(request).id, readGenericEvents(request.body, Date.now())),
@@ -157,10 +163,11 @@ export const feedbackRoutes: FastifyPluginCallbackZod<{ feedback: Feedback; conf
           'is confirmed). Point the service at `https://any:<API_KEY>@<host>/v1/email-verify/feedback/<source>`. See docs/feedback.md.',
         security: FEEDBACK_SECURITY,
         params: validated(z.object({ source: z.string().describe('`sendgrid`, `mailgun`, `postmark` or `ses`.') }).strict(), queryError),
-        response: feedbackResponses({
-          description: 'How many events were recorded and ignored.',
-          content: json(feedbackResponseSchema, { accepted: 1, ignored: 0 }),
-        }),
+        response: feedbackResponses(
+          { description: 'How many events were recorded and ignored.', content: json(feedbackResponseSchema, { accepted: 1, ignored: 0 }) },
+          { invalid_request: { error: 'invalid_request', message: 'A SendGrid Event Webhook body is a JSON array of events.' } },
+          { not_found: { error: 'not_found', message: 'No feedback source "sparkpost": use sendgrid, mailgun, postmark or ses.' } },
+        ),
       },
     },
     async (request) => {

@@ -30,6 +30,7 @@ import {
   jsonInput,
   jsonResults,
   listBodyError,
+  pendingOf,
   parameterError,
   payloadTooLarge,
   readCsvUpload,
@@ -157,6 +158,31 @@ const cancelRoute: FastifyPluginCallbackZod<{ lists: ListService }> = (cancellin
       },
     },
     async (request) => lists.cancel(callerKey(request).id, request.params.id),
+  );
+  cancelling.post(
+    `${PREFIX}/:id/finish`,
+    {
+      ...reading,
+      schema: {
+        operationId: 'finishList',
+        tags: ['email-verify'],
+        summary: 'Finish a retrying list now',
+        description:
+          'A list that is `retrying` (only greylisted or temporarily failed addresses wait for a retry) settles them now, each ' +
+          '`risky` with the reason it was waiting for (`greylisted`, `timeout`, ...), and completes; its callback is sent as for ' +
+          `any completed list. Any other list is answered as it is. Takes no body. ${NOT_METERED}`,
+        security: BEARER_SECURITY,
+        params: idParams,
+        response: {
+          ...listReadResponses({
+            description: 'The list, now `completed` (or as it was, when it was not retrying).',
+            content: json(listObjectSchema, { ...LIST_OBJECT_EXAMPLE, status: 'completed', completedAt: '2026-11-23T10:04:00.000Z' }),
+          }),
+          ...listNotFound(),
+        },
+      },
+    },
+    async (request) => lists.finish(callerKey(request).id, request.params.id),
   );
   registered();
 };
@@ -330,7 +356,7 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
     },
     async (request, reply) => {
       const record = await lists.get(callerKey(request).id, request.params.id);
-      reply.header('X-List-Status', record.status).header('X-List-Pending', String(record.count - record.processed));
+      reply.header('X-List-Status', record.status).header('X-List-Pending', String(pendingOf(record)));
       if (request.query.format === 'csv') {
         reply.type('text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${record.id}.csv"`);
         return reply.send(Readable.from(csvResults(lists.store, record, request.query.columns)));
