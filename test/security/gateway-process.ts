@@ -5,6 +5,7 @@
  * loop (timed through /healthz).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
 import { dropPrefix, freePort, startService, testRedisUrl, uniquePrefix, waitUntil, type ServiceProcess } from '@svc/testkit';
@@ -75,6 +76,28 @@ export async function startGatewayProcess(env: Record<string, string> = {}): Pro
   };
 }
 
+/**
+ * One request on a connection of its own (no keep-alive pool): a pooled connection the gateway
+ * closed as idle while this process was busy building a 16 MiB body would fail the request for
+ * a reason that has nothing to do with what is tested.
+ */
+export function freshRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number } = {},
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { method: options.method ?? 'GET', headers: options.headers, agent: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    outgoing.setTimeout(options.timeoutMs ?? 30_000, () => outgoing.destroy(new Error(`no answer from ${url} in time`)));
+    outgoing.on('error', reject);
+    outgoing.end(options.body);
+  });
+}
+
 /** Polls `/healthz` every 50 ms while `during` runs; resolves with its result and the slowest answer's time. */
 export async function healthzWhile<T>(
   baseUrl: string,
@@ -86,7 +109,7 @@ export async function healthzWhile<T>(
   const poller = (async () => {
     while (running) {
       const started = performance.now();
-      const ok = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(10_000) }).then(
+      const ok = await freshRequest(`${baseUrl}/healthz`, { timeoutMs: 10_000 }).then(
         (response) => response.status === 200,
         () => false,
       );

@@ -6,7 +6,7 @@
  */
 import { LIST_BODY_LIMIT_BYTES } from '@svc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { healthzWhile, startGatewayProcess, type GatewayProcess } from './gateway-process.ts';
+import { freshRequest, healthzWhile, startGatewayProcess, type GatewayProcess } from './gateway-process.ts';
 
 const LISTS = '/v1/email-verify/lists';
 const MIB = 1024 * 1024;
@@ -55,8 +55,12 @@ describe('JSON bombs against a real gateway process', () => {
     const before = gateway.rssKiB();
     gateway.resetPeak();
     const { result, slowestMs, failures } = await healthzWhile(gateway.baseUrl, async () => {
-      const response = await post(LISTS, body);
-      return { status: response.status, body: (await response.json()) as { error?: string } };
+      const response = await freshRequest(`${gateway.baseUrl}${LISTS}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
+        body,
+      });
+      return { status: response.status, body: JSON.parse(response.body) as { error?: string } };
     });
     const grewMiB = (gateway.peakKiB() - before) / 1024;
     console.log(`${label}: status ${result.status}, peak +${grewMiB.toFixed(0)} MiB, slowest /healthz ${slowestMs.toFixed(0)} ms`);
