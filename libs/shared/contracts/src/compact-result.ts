@@ -23,7 +23,20 @@ export function encodeCompactResult(result: CompactInput): string {
   const kinds = VERDICTS.indexOf(result.verdict).toString(36) + REASONS.indexOf(result.reason).toString(36);
   const flags = FLAG_CHECKS.map((name) => flag(checks[name])).join('');
   const smtp = checks.smtp === null ? 'n' : SMTP[checks.smtp];
-  const tail = result.extra === undefined ? [checks.mx, checks.provider] : [checks.mx, checks.provider, result.extra];
+  // What the key's reports added (docs/feedback.md) rides as a fourth element, after the suggestion or null.
+  const learnt =
+    result.probability === undefined && checks.history === undefined
+      ? undefined
+      : {
+          ...(result.probability === undefined ? {} : { p: result.probability }),
+          ...(checks.history === undefined ? {} : { h: checks.history }),
+        };
+  const tail =
+    learnt !== undefined
+      ? [checks.mx, checks.provider, result.extra ?? null, learnt]
+      : result.extra === undefined
+        ? [checks.mx, checks.provider]
+        : [checks.mx, checks.provider, result.extra];
   return `${result.score}|${kinds}|${flags}|${smtp}|${JSON.stringify(tail)}`;
 }
 
@@ -42,7 +55,9 @@ export function decodeCompactResult(encoded: string): { fields: Record<string, u
   } catch {
     return undefined;
   }
-  if (!Array.isArray(parsed) || parsed.length < 2 || parsed.length > 3) return undefined;
+  if (!Array.isArray(parsed) || parsed.length < 2 || parsed.length > 4) return undefined;
+  const learnt: unknown = parsed[3];
+  const learntFields = typeof learnt === 'object' && learnt !== null ? (learnt as { p?: unknown; h?: unknown }) : {};
   const values = [...flags].map(unflag);
   const checks = {
     syntax: values[0],
@@ -54,12 +69,14 @@ export function decodeCompactResult(encoded: string): { fields: Record<string, u
     role: values[4],
     free: values[5],
     provider: parsed[1] as unknown,
+    ...('h' in learntFields ? { history: learntFields.h } : {}),
   };
   const fields = {
     score: Number(score),
     verdict: VERDICTS[parseInt(verdict, 36)],
     reason: REASONS[parseInt(reason, 36)],
     checks,
+    ...('p' in learntFields ? { probability: learntFields.p } : {}),
   };
-  return { fields, extra: parsed[2] as unknown };
+  return { fields, extra: parsed[2] === null ? undefined : (parsed[2] as unknown) };
 }
