@@ -178,7 +178,14 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
       await qr.callTool('qr_wifi', { ssid: 'home', password: 'short' });
       expect((await call(server, '/v1/qr/wifi?ssid=home&password=secret123', { key })).status).toBe(200);
       const usage = (await call(server, '/v1/usage', { key })).json() as Usage;
-      expect(usage.operations['qr.wifi']).toEqual({ calls: 4, billableCalls: 2, freeRemaining: 0, costUsd: '0.001' });
+      expect(usage.operations['qr.wifi']).toEqual({
+        calls: 4,
+        billableCalls: 2,
+        freeRemaining: 0,
+        costUsd: '0.001',
+        priceUsd: '0.0005',
+        allowanceFrom: 'qr.wifi',
+      });
       expect(usage.totalCostUsd).toBe('0.001');
       await qr.close();
     });
