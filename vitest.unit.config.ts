@@ -51,6 +51,14 @@ export const UNIT_TESTS = [
   'test/docs/configuration.test.ts',
   'test/docs/links.test.ts',
   'test/lists/defaults.test.ts',
+  'clients/console/test/price.test.ts',
+  'clients/console/test/qr-draw.test.ts',
+  'libs/shared/feedback/test/calibration.test.ts',
+  'libs/shared/feedback/test/effects.test.ts',
+  'libs/shared/feedback/test/probability.test.ts',
+  'libs/shared/feedback/test/sources.test.ts',
+  'services/gateway/test/json-body/shape-scan.test.ts',
+  'services/verify-worker/test/politeness/provider-budgets.test.ts',
 ];
 
 // A file renamed or removed must leave the list too: a stale entry would shrink the tier unnoticed.
@@ -63,8 +71,11 @@ export default defineConfig({
     exclude: ['**/node_modules/**'],
     // No globalSetup: this tier finds no Redis and starts nothing.
     setupFiles: ['libs/testkit/src/no-io.ts'],
-    testTimeout: 10_000,
+    // As npm test's: a busy machine must not turn a slow property run into a failure.
+    testTimeout: 30_000,
     pool: 'threads',
+    // Every file is CPU-bound: one worker per core (vitest's default leaves one core idle).
+    maxWorkers: 2,
     // Pure files share their module cache: most of the tier's time is loading zod and the packages.
     isolate: false,
   },

@@ -148,7 +148,7 @@ describe('the console: lists', () => {
       expect(cells[2], reason).toBe(reasonSentence(reason));
     }
     expect(serious(await axe(page, 'list-results'))).toEqual([]);
-    await screenshots(page, 'list-results');
+    await screenshots(page, 'list-day-results');
   });
 
   it('lists the key’s lists: reopens one by its name, cancels a running one with Cancel', async () => {
@@ -182,6 +182,23 @@ describe('the console: lists', () => {
     expect(serious(await axe(page, 'lists-history'))).toEqual([]);
     await screenshots(page, 'lists-history');
 
+    // The cancelled list's file keeps every uploaded row: those never verified say not_verified.
+    await page.getByRole('link', { name: 'slow', exact: true }).click();
+    const [header, ...rows] = records(await download('Download all'));
+    expect(header?.slice(0, 6)).toEqual(['email', 'name', 'verdict', 'score', 'reason', 'did_you_mean']);
+    expect(rows.map((row) => row[0])).toEqual(Array.from({ length: 40 }, (_, i) => `wait${i}@slow.test`));
+    const unverified = rows.filter((row) => row[2] === '');
+    expect(unverified.length).toBeGreaterThan(0);
+    expect(unverified.every((row) => row[4] === 'not_verified')).toBe(true);
+    const cells = await page
+      .getByRole('region', { name: 'Reasons, most frequent first' })
+      .getByRole('row', { name: /^not_verified / })
+      .getByRole('cell')
+      .allTextContents();
+    expect(cells[0]).toBe(String(unverified.length));
+    expect(cells[2]).toBe(reasonSentence('not_verified'));
+
+    await page.getByRole('link', { name: 'Lists' }).click();
     await page.getByRole('link', { name: LIST_NAME, exact: true }).click();
     await page.getByRole('img', { name: /^Verdicts/ }).waitFor();
     expect(rig.problems).toEqual([]);

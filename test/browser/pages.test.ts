@@ -3,7 +3,8 @@
  * Content-Security-Policy; sign-in (a wrong key shows the API's message; the key kept in the tab
  * only); the QR studio, whose preview is drawn in the page without a call and whose SVG and PNG
  * downloads (the only calls) scan back to the content; usage as the API
- * counts it; files the service would refuse, refused on the page with what to do; and a history
+ * counts it; files the service would refuse, refused on the page with what to do (the headers
+ * seen, for a file without addresses); an Excel workbook read in the page; and a history
  * longer than a page, every list of which can be reached.
  */
 import { readFile } from 'node:fs/promises';
@@ -11,7 +12,7 @@ import { scanSvg } from '@svc/testkit';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axe, screenshots, serious } from './browser.ts';
-import { scanPng } from './exports.ts';
+import { scanPng, workbook, workbookBomb } from './exports.ts';
 import { errorBody, listObject, listPage, startConsoleRig, type ConsoleRig } from './setup.ts';
 
 let rig: ConsoleRig;
@@ -35,6 +36,7 @@ async function savedFile(label: string): Promise<{ name: string; bytes: Buffer }
 describe('the console: pages', () => {
   it('is served at /app without a key, with a strict Content-Security-Policy and no inline script; / redirects there', async () => {
     const { baseUrl } = rig.product;
+    expect(rig.product.output(), 'npm start says where the console is').toContain(`Web console: ${baseUrl}/app`);
     const root = await fetch(`${baseUrl}/`, { redirect: 'manual' });
     expect(root.status).toBe(302);
     expect(root.headers.get('location')).toBe('/app/');
@@ -212,7 +214,7 @@ describe('the console: pages', () => {
       {
         name: 'phones.csv',
         buffer: Buffer.from('Name,Phone\r\nAnn,+1 555 0100\r\nBob,+1 555 0101\r\n'),
-        says: 'No column of this file holds email addresses',
+        says: 'No column of this file holds email addresses (columns found: Name, Phone)',
       },
       { name: 'huge.csv', buffer: Buffer.alloc(17 * 1024 * 1024, 'a@b.test\n'), says: 'larger than 16 MiB' },
     ];
@@ -222,6 +224,52 @@ describe('the console: pages', () => {
       expect(await page.getByRole('button', { name: 'Verify list' }).count(), file.name).toBe(0);
     }
     expect(listPage.parse(await (await api('/v1/email-verify/lists')).json()).lists).toEqual([]);
+    expect(rig.problems).toEqual([]);
+  });
+
+  it('reads an Excel workbook’s first sheet like a CSV, in the page; refuses a zip bomb before inflating it', async () => {
+    const { page, api } = rig;
+    const rows = [
+      ['First Name', 'Company', 'E-mail Address', 'Phone'],
+      ['Åsa', 'Smørrebrød ApS', 'asa@shop.test', '+45 1234'],
+      ['Bo', 'Café Crème', 'BO@SHOP.TEST', ''],
+      ['', '', '', ''],
+      ['Bo', 'Café Crème', 'bo@shop.test', ''],
+      ['Cy', '<b>bold</b>', 'cy@catch.test', ''],
+    ];
+    await page.getByLabel('CSV file').setInputFiles({
+      name: 'contacts.xlsx',
+      mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      buffer: workbook(rows),
+    });
+    const column = page.getByLabel('Address column');
+    await column.waitFor();
+    expect(await column.locator('option:checked').textContent()).toBe('E-mail Address');
+    await page.getByText('Detected address column: E-mail Address (by its header); read as Excel workbook.').waitFor();
+    await page.getByRole('cell', { name: 'Smørrebrød ApS', exact: true }).waitFor();
+    await page.getByRole('cell', { name: '<b>bold</b>', exact: true }).waitFor();
+    expect(await page.getByRole('cell', { name: 'not@this.sheet' }).count(), 'the first sheet only').toBe(0);
+    // Duplicates by the contracts' rule: BO@SHOP.TEST and bo@shop.test are one address.
+    await page.getByText(/^4 addresses, 3 distinct\. Price: \$/).waitFor();
+    expect(serious(await axe(page, 'lists-upload-xlsx'))).toEqual([]);
+
+    const bomb = workbookBomb(200 * 1024 * 1024);
+    await page.getByLabel('CSV file').setInputFiles({ name: 'bomb.xlsx', mimeType: 'application/octet-stream', buffer: bomb });
+    await page.getByRole('alert').filter({ hasText: 'This workbook inflates to more than 128 MiB' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Verify list' }).count()).toBe(0);
+    expect(listPage.parse(await (await api('/v1/email-verify/lists')).json()).lists).toEqual([]);
+
+    // The workbook itself is sent: the service reads the same column of the same sheet.
+    await page
+      .getByLabel('CSV file')
+      .setInputFiles({ name: 'contacts.xlsx', mimeType: 'application/octet-stream', buffer: workbook(rows) });
+    await page.getByRole('button', { name: 'Verify list' }).click();
+    await page.getByRole('progressbar').waitFor();
+    const [created] = listPage.parse(await (await api('/v1/email-verify/lists')).json()).lists;
+    const list = z
+      .object({ count: z.number(), distinct: z.number(), column: z.object({ header: z.string() }) })
+      .parse(await (await api(`/v1/email-verify/lists/${created?.id}`)).json());
+    expect(list).toMatchObject({ count: 4, distinct: 3, column: { header: 'E-mail Address' } });
     expect(rig.problems).toEqual([]);
   });
 

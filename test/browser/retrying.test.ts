@@ -1,9 +1,12 @@
 /**
  * A list whose stragglers wait for a retry, as the console shows it in Chromium: how many wait
- * and why, the settled rows downloadable while it waits, and `Finish now`. The rig's grey.test greylists every recipient for an hour, and the retry delays are
+ * and why, when the next retry is, the settled rows downloadable while it waits, and `Finish
+ * now`, which settles the waiting ones as risky (with the reason they waited for) and completes
+ * the list. The rig's grey.test greylists every recipient for an hour, and the retry delays are
  * long, so the list sits `retrying` until the person finishes it.
  */
 import { readFile } from 'node:fs/promises';
+import { reasonSentence } from '@svc/contracts';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axe, screenshots, serious } from './browser.ts';
@@ -35,7 +38,7 @@ async function download(label: string): Promise<Buffer> {
 }
 
 describe('the console: a list that waits for retries', () => {
-  it('says how many wait and why; offers the settled rows and Finish now', async () => {
+  it('says how many wait, why and when the next retry is; offers the settled rows; Finish now completes it', async () => {
     const { page, api } = rig;
     await page.getByLabel('CSV file').setInputFiles({ name: 'day.csv', mimeType: 'text/csv', buffer: Buffer.from(FILE) });
     await page.getByLabel('List name').fill('day');
@@ -47,6 +50,7 @@ describe('the console: a list that waits for retries', () => {
     const list = listObject.parse(await (await api(`/v1/email-verify/lists/${id}`)).json());
     expect(list.status).toBe('retrying');
     await panel.getByText(`${GREY.length} addresses wait for a retry`).waitFor();
+    await panel.getByText(/^Next retry at \d\d:\d\d \((in .+|any moment now)\)\.$/).waitFor();
 
     // The settled rows, downloadable now: the known mailboxes, the mark kept.
     const settled = await download('Download all');
@@ -58,7 +62,26 @@ describe('the console: a list that waits for retries', () => {
     expect(serious(await axe(page, 'list-retrying'))).toEqual([]);
     await screenshots(page, 'list-retrying');
 
-    await panel.getByRole('button', { name: 'Finish now' }).waitFor();
+    await panel.getByRole('button', { name: 'Finish now' }).click();
+    await page.getByText(/^Status: completed\./).waitFor({ timeout: 20_000 });
+    await panel.waitFor({ state: 'hidden' });
+    const done = listObject.parse(await (await api(`/v1/email-verify/lists/${id}`)).json());
+    expect(done.summary).toEqual({ deliverable: KNOWN.length, risky: GREY.length, undeliverable: 0 });
+    const reasons = page.getByRole('region', { name: 'Reasons, most frequent first' });
+    const grey = await reasons
+      .getByRole('row', { name: /^greylisted / })
+      .getByRole('cell')
+      .allTextContents();
+    expect(grey).toEqual([
+      String(GREY.length),
+      `${((GREY.length * 100) / (KNOWN.length + GREY.length)).toFixed(1)} %`,
+      reasonSentence('greylisted'),
+    ]);
+    const [, ...all] = records(await download('Download all'));
+    expect(all.map((row) => [row[1], row[2], row[4]])).toEqual([
+      ...KNOWN.map((address) => [address, 'deliverable', 'accepted_email']),
+      ...GREY.map((address) => [address, 'risky', 'greylisted']),
+    ]);
     expect(rig.problems).toEqual([]);
   });
 });

@@ -84,9 +84,15 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     });
 
     it('health, readiness, metrics and docs need no key', async () => {
-      for (const path of ['/healthz', '/readyz', '/metrics', '/openapi.json']) {
+      for (const path of ['/healthz', '/readyz', '/openapi.json']) {
         expect((await call(server, path)).status).toBe(200);
       }
+      expect((await call({ baseUrl: server.metricsUrl }, '/metrics')).status).toBe(200);
+    });
+
+    it('/metrics is served on its own port only: 404 on the API port, and that port serves nothing else', async () => {
+      expectError(await call(server, '/metrics'), 404, 'not_found');
+      expectError(await call({ baseUrl: server.metricsUrl }, '/v1/qr/qr?data=x'), 404, 'not_found');
     });
   });
 

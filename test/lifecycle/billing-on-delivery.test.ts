@@ -42,7 +42,7 @@ const usageOf = async (server: TestServer) =>
   ((await call(server, '/v1/usage', { key: server.key })).json() as Usage).operations['email-verify.batch'];
 
 async function clientGoneCount(server: TestServer): Promise<number> {
-  const text = (await call(server, '/metrics')).text;
+  const text = (await call({ baseUrl: server.metricsUrl }, '/metrics')).text;
   const line = text
     .split('\n')
     .find((candidate) => /^api_calls_total\{.*operation="email-verify.batch".*outcome="client_gone"/.test(candidate));

@@ -55,7 +55,25 @@ export async function readCsvFile(file: File): Promise<ReadFile> {
     throw new FileProblem('This is not a text file: export your contacts as CSV (comma, semicolon or tab separated) and choose that.');
   const body = text.replace(/^\ufeff/, '').replace(/^sep=.\r?\n/i, '');
   const parsed = Papa.parse<string[]>(body, { skipEmptyLines: 'greedy', delimitersToGuess: [',', ';', '\t', '|'] });
-  const all = parsed.data.filter((row) => Array.isArray(row));
+  return readRows(
+    parsed.data.filter((row) => Array.isArray(row)),
+    encoding,
+  );
+}
+
+/** The headers a refusal lists: the first row's non-empty cells, as many as fit a sentence. */
+function headersSeen(first: string[]): string {
+  const names = first.map((cell) => cell.trim()).filter((cell) => cell !== '');
+  if (names.length === 0) return 'the first row is empty';
+  const shown = names.slice(0, 12).map((name) => (name.length > 40 ? `${name.slice(0, 39)}…` : name));
+  return `columns found: ${shown.join(', ')}${names.length > shown.length ? `, and ${names.length - shown.length} more` : ''}`;
+}
+
+/**
+ * The rows of a file (a CSV's or a workbook's first sheet), read as the service reads them: the
+ * address column by the service's rule, the header row, the other rows kept.
+ */
+export function readRows(all: string[][], encoding: string): ReadFile {
   const first = all[0];
   if (first === undefined) throw new FileProblem('This file has no rows: choose a CSV file with a column of email addresses.');
   // The service's rule sees what its reader sees: the first row and the next SAMPLE_ROWS.
@@ -63,10 +81,10 @@ export async function readCsvFile(file: File): Promise<ReadFile> {
   try {
     choice = detectColumn(first, all.slice(1, SAMPLE_ROWS + 1));
   } catch (error) {
-    // The rule's one refusal, said in the console's words (there is no `?column=` here to point to).
+    // The rule's one refusal, said in the console's words (there is no `?column=` here to point to), with what was seen.
     if (error instanceof ApiError)
       throw new FileProblem(
-        'No column of this file holds email addresses: check that you exported the address column, then choose the file again.',
+        `No column of this file holds email addresses (${headersSeen(first)}): check that you exported the address column, then choose the file again.`,
       );
     throw error;
   }

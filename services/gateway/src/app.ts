@@ -12,6 +12,7 @@ import { clientErrorHandler, frameworkErrorHandler, settleUnreadBody, refuseConn
 import { BODY_LIMIT_BYTES } from './errors/api-errors.ts';
 import { useBoundedJsonParser } from './json-body/bounded-json.ts';
 import { mcpRoutes } from './mcp/routes.ts';
+import { buildMetricsListener } from './metrics-listener.ts';
 import { createJobRunner } from './operation.ts';
 import authPlugin from './plugins/auth.ts';
 import consoleRoutes from './plugins/console.ts';
@@ -25,6 +26,7 @@ import { plainSerializerCompiler, schemaCompilersFactory, zodValidatorCompiler }
 import { healthRoutes } from './routes/health.ts';
 import { listRoutes } from './routes/lists.ts';
 import { qrRoutes } from './routes/qr.ts';
+import { feedbackRoutes } from './routes/feedback.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { verifyRoutes } from './routes/verify.ts';
 import type { GatewayDeps } from './types.ts';
@@ -46,6 +48,8 @@ export const REQUEST_TIMEOUT_MS = LIST_UPLOAD_TIMEOUT_MS + 5_000;
 
 export interface GatewayApp {
   app: FastifyInstance;
+  /** `/metrics`, to listen on GATEWAY_METRICS_PORT (metrics-listener.ts). */
+  metrics: FastifyInstance;
   /** Stops readiness and new work (SIGTERM); in-flight requests still finish. */
   drain(): void;
 }
@@ -113,6 +117,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
   await app.register(authPlugin, { keys: deps.keys });
   await app.register(rateLimitPlugin, {
     limits: config.rateLimits,
+    unmetered: { 'email-verify.feedback': config.RATE_LIMIT_EMAIL_VERIFY_FEEDBACK },
     windowMs: config.RATE_LIMIT_WINDOW_MS,
     redis: deps.rateLimitRedis,
     redisPrefix: config.REDIS_PREFIX,
@@ -128,7 +133,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
   await app.register(openapiPlugin, { version: '1.0.0' });
 
   const runner = createJobRunner(deps.transport, config.requestDeadlineMs, metrics);
-  await app.register(healthRoutes, { transport: deps.transport, renderMetrics: deps.renderMetrics, isAcceptingWork: () => accepting });
+  await app.register(healthRoutes, { transport: deps.transport, isAcceptingWork: () => accepting });
   await app.register(qrRoutes, { runner });
   await app.register(verifyRoutes, { runner });
   const lists = new ListService({
@@ -142,9 +147,20 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
     retryDelaysS: config.LIST_RETRY_DELAYS_S,
   });
   await app.register(listRoutes, { lists });
-  await app.register(mcpRoutes, { runner, lists, ...(deps.toolCallRelay === undefined ? {} : { relay: deps.toolCallRelay }) });
+  await app.register(mcpRoutes, {
+    runner,
+    lists,
+    allowedOrigins: config.MCP_ALLOWED_ORIGINS ?? [],
+    feedback: deps.feedback,
+    ...(deps.toolCallRelay === undefined ? {} : { relay: deps.toolCallRelay }),
+  });
   await app.register(usageRoutes, { meter: deps.meter, freeAllowances: config.freeAllowances });
+  await app.register(feedbackRoutes, { feedback: deps.feedback, config });
   await app.register(consoleRoutes, {});
 
-  return { app, drain: () => void (accepting = false) };
+  const metricsListener = buildMetricsListener(deps.renderMetrics);
+  app.addHook('onClose', async () => {
+    await metricsListener.close();
+  });
+  return { app, metrics: metricsListener, drain: () => void (accepting = false) };
 }

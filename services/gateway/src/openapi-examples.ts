@@ -27,6 +27,7 @@ export const BATCH_RESPONSE_EXAMPLE = {
         role: false,
         free: false,
         provider: null,
+        history: null,
       },
     },
     {
@@ -45,6 +46,7 @@ export const BATCH_RESPONSE_EXAMPLE = {
         role: false,
         free: false,
         provider: null,
+        history: null,
       },
       didYouMean: 'bob@gmail.com',
     },
@@ -64,6 +66,7 @@ export const BATCH_RESPONSE_EXAMPLE = {
         role: null,
         free: null,
         provider: null,
+        history: null,
       },
     },
   ],
@@ -75,6 +78,7 @@ export const SINGLE_RESPONSE_EXAMPLE = {
   score: 55,
   verdict: 'risky',
   reason: 'accept_all',
+  probability: 0.75,
   checks: {
     syntax: true,
     domainExists: true,
@@ -85,6 +89,7 @@ export const SINGLE_RESPONSE_EXAMPLE = {
     role: true,
     free: false,
     provider: null,
+    history: null,
   },
 };
 

@@ -291,6 +291,37 @@ export function accountResponses<C extends Record<string, MediaDoc>>(success: { 
   } satisfies Record<number, ResponseDoc>;
 }
 
+/** The responses of the history: not metered, not limited; a query to refuse. */
+export function historyResponses<C extends Record<string, MediaDoc>>(success: { description: string; content: C }) {
+  return {
+    200: { description: success.description, headers: PLAIN, content: success.content },
+    400: errorResponse('`email` is missing or not an address, or `before`/`limit` is invalid (`invalid_parameter`).', PLAIN, {
+      invalid_parameter: { error: 'invalid_parameter', message: '`email` is not an address.' },
+    }),
+    ...commonErrors(PLAIN),
+  } satisfies Record<number, ResponseDoc>;
+}
+
+/** The responses of the feedback doors: not metered, but rate-limited and with a body to refuse. */
+export function feedbackResponses<C extends Record<string, MediaDoc>>(
+  success: { description: string; content: C },
+  badRequest: ErrorExamples,
+  notFound?: ErrorExamples,
+) {
+  const headers: readonly HeaderName[] = ['X-Request-Id', ...RATE_LIMIT];
+  const unknownSource: Record<number, ResponseDoc> =
+    notFound === undefined ? {} : { 404: errorResponse('No such feedback source.', headers, notFound) };
+  return {
+    200: { description: success.description, headers, content: success.content },
+    400: errorResponse("The body is not what the route takes (not JSON, not the source's webhook shape).", headers, badRequest),
+    ...commonErrors(headers),
+    ...unknownSource,
+    429: errorResponse("Over the key's feedback rate limit; try again after `Retry-After` seconds.", [...headers, 'Retry-After'], {
+      rate_limited: ERROR_EXAMPLES.rate_limited,
+    }),
+  } satisfies Record<number, ResponseDoc>;
+}
+
 interface ErrorDoc {
   description: string;
   examples: ErrorExamples;

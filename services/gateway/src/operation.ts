@@ -12,11 +12,14 @@ import { isApiError } from '@svc/contracts';
 export interface CallContext {
   requestId: string;
   callerGone: AbortSignal;
+  /** The calling key's id (verify jobs answer from what that key reported). */
+  keyId?: string;
 }
 
 /** The request's call; its signal is read (and made) only by a transport that waits on it. */
 export const callOf = (request: FastifyRequest): CallContext => ({
   requestId: request.id,
+  ...(request.identity.key === null ? {} : { keyId: request.identity.key.id }),
   get callerGone() {
     return request.callerGone;
   },

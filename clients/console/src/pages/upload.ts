@@ -10,6 +10,11 @@ import { field, fill, h } from '../dom.ts';
 import { readList, readUsage } from '../models.ts';
 
 const PREVIEW_ROWS = 5;
+/** The workbook's media type (../xlsx.ts has it too; repeated here so that the reader loads only for a workbook). */
+const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+const isWorkbook = (file: File): boolean => /\.xlsx$/i.test(file.name) || file.type === XLSX_TYPE;
+/** The workbook reader (fflate and the sheet's XML) is its own chunk, loaded when a workbook is chosen. */
+const readWorkbook = async (file: File) => (await import('../xlsx.ts')).readWorkbookFile(file);
 
 function previewTable(file: ReadFile, chosen: number, fileName: string): HTMLElement {
   const head = file.columns.map((name, i) =>
@@ -50,7 +55,10 @@ export function uploadPanel(onCreated: (id: string) => void): HTMLElement {
     (usage) => usage.rows.find((row) => row.operation === 'email-verify.list')?.freeRemaining,
     () => undefined,
   );
-  const input = h('input', { type: 'file', accept: '.csv,.tsv,.txt,text/csv,text/tab-separated-values' });
+  const input = h('input', {
+    type: 'file',
+    accept: `.csv,.tsv,.txt,.xlsx,text/csv,text/tab-separated-values,${XLSX_TYPE}`,
+  });
   const error = h('p', { class: 'error', role: 'alert' });
   const details = h('div', { class: 'details' });
 
@@ -85,7 +93,8 @@ export function uploadPanel(onCreated: (id: string) => void): HTMLElement {
       error.textContent = '';
       const query = new URLSearchParams({ column: String(Number(select.value) + 1) });
       if (name.value.trim() !== '') query.set('name', name.value.trim());
-      call(`/v1/email-verify/lists?${query.toString()}`, { method: 'POST', headers: { 'Content-Type': 'text/csv' }, body: file })
+      const type = isWorkbook(file) ? XLSX_TYPE : 'text/csv';
+      call(`/v1/email-verify/lists?${query.toString()}`, { method: 'POST', headers: { 'Content-Type': type }, body: file })
         .then(async (response) => onCreated(readList(await response.json()).id))
         .catch((failure: unknown) => {
           error.textContent = messageOf(failure);
@@ -109,7 +118,7 @@ export function uploadPanel(onCreated: (id: string) => void): HTMLElement {
     fill(details);
     error.textContent = '';
     if (file === undefined) return;
-    Promise.all([readCsvFile(file), freeUnits]).then(
+    Promise.all([isWorkbook(file) ? readWorkbook(file) : readCsvFile(file), freeUnits]).then(
       ([read, free]) => show(file, read, free),
       (failure: unknown) => (error.textContent = messageOf(failure)),
     );
@@ -121,7 +130,7 @@ export function uploadPanel(onCreated: (id: string) => void): HTMLElement {
     field(
       'CSV file',
       input,
-      'A CSV export (comma, semicolon or tab separated, up to 16 MiB). Nothing is sent until you press Verify list.',
+      'A CSV export (comma, semicolon or tab separated) or an Excel workbook (.xlsx, its first sheet), up to 16 MiB. Nothing is sent until you press Verify list.',
     ),
     error,
     details,

@@ -22,6 +22,8 @@ const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:]+)(:\d{1,5})?$/, '
 export const envSchema = z.object({
   PORT: int(0, 65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
+  /** The gateway's /metrics listener (on HOST): never the public API port. */
+  GATEWAY_METRICS_PORT: int(0, 65535).default(9102),
   /** Idle keep-alive connections of the gateway close after this. */
   KEEP_ALIVE_TIMEOUT_MS: int(1_001, 600_000).default(5_000),
   /** One Redis (`redis://`, `rediss://`) or Sentinel (`redis+sentinel://[user:pass@]host:port[,host:port]/master`). */
@@ -50,6 +52,8 @@ export const envSchema = z.object({
     .regex(/^(?=.)[A-Za-z0-9_.:-]*(\{[A-Za-z0-9_.:-]+\}[A-Za-z0-9_.:-]*)?$/, 'letters, digits, _ . : - and at most one {tag}')
     .default('svc'),
   API_KEYS: csv.optional(),
+  /** Browser origins (`https://app.example.com`) allowed to call the tool servers besides the service's own. */
+  MCP_ALLOWED_ORIGINS: csv.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
   RATE_LIMIT_EMAIL_VERIFY_BATCH: int(0, 1_000_000).default(OPERATIONS['email-verify.batch'].defaultRateLimitPerMinute),
@@ -138,6 +142,25 @@ export const envSchema = z.object({
     .default([60, 300, 240]),
   /** List chunks one verify-worker process probes at once, beside its batch jobs. */
   LIST_WORKER_CONCURRENCY: int(1, 100).default(2),
+
+  /** Learning from sends (docs/feedback.md): feedback calls per minute per key. */
+  RATE_LIMIT_EMAIL_VERIFY_FEEDBACK: int(0, 1_000_000).default(60),
+  /** Whose answers a report changes: the reporting key's (`key`) or every key's (`deployment`). */
+  FEEDBACK_SCOPE: z.enum(['key', 'deployment']).default('key'),
+  /** How long a hard bounce makes an address `known_bounce`; how long a delivery must stand to count (fractions allowed: test rigs). */
+  FEEDBACK_BOUNCE_TTL_DAYS: z.coerce.number().positive().max(3_650).default(180),
+  FEEDBACK_DELIVERY_SETTLE_H: z.coerce.number().min(0).max(8_760).default(72),
+  /** When set, Mailgun's webhook bodies must carry a valid signature (its HTTP webhook signing key). */
+  FEEDBACK_MAILGUN_SIGNING_KEY: z.string().min(1).optional(),
+  /** When set, SendGrid's Event Webhook must be signed (the verification key SendGrid shows, base64). */
+  FEEDBACK_SENDGRID_PUBLIC_KEY: z.string().min(1).optional(),
+  /** The keyed hash under which feedback and history are stored; unset: generated once and kept in the backend. */
+  HISTORY_HASH_SECRET: z
+    .string()
+    .regex(/^\S{16,256}$/, 'expected 16 to 256 characters without spaces')
+    .optional(),
+  /** How long feedback and history are kept (fractions allowed: test rigs). */
+  HISTORY_RETENTION_DAYS: z.coerce.number().positive().max(36_500).default(365),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -8,6 +8,8 @@ export const ERROR_STATUS = {
   invalid_parameter: 400,
   content_too_long: 400,
   unauthorized: 401,
+  /** A tool-server request from a browser origin that is not allowed (MCP_ALLOWED_ORIGINS). */
+  forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
   /** The request line and headers, or the body, did not arrive in time (slow clients hold no connection). */

@@ -26,4 +26,6 @@ export interface VerifyOptions {
   deadlineAt: number;
   signal: AbortSignal;
   beforeSession?: BeforeSession;
+  /** The key the verification is made for: its reported sends decide known bounces, probabilities, history. */
+  keyId?: string;
 }

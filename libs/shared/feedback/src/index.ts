@@ -12,3 +12,4 @@ export { readSendgrid } from './sources/sendgrid.ts';
 export { readMailgun, mailgunSignatureOf, type MailgunSignature } from './sources/mailgun.ts';
 export { readPostmark } from './sources/postmark.ts';
 export { readSnsEnvelope, readSesMessage, parseSesMessage, confirmableUrl, type SnsEnvelope } from './sources/ses.ts';
+export * from './from-config.ts';

@@ -13,6 +13,9 @@
  * older than that are left out when read. No address, only keyed hashes (address-hash.ts).
  */
 import type { Redis } from '@svc/jobs/redis';
+import { generateHashSecret } from './address-hash.ts';
+import type { Feedback } from './feedback.ts';
+import { feedbackFromConfig, settingsOf, type FeedbackEnv } from './from-config.ts';
 import { OUTCOMES, SOURCES, type FeedbackSource, type Outcome } from './events.ts';
 import type { AddressState, Tally } from './state.ts';
 import {
@@ -276,9 +279,16 @@ async function execAll(pipeline: Pipeline): Promise<unknown[]> {
  * (SET NX), so that every gateway and worker hashes alike and a restart finds its history.
  */
 export async function sharedHashSecret(redis: Redis, prefix: string, make: () => string): Promise<string> {
-  const key = `${prefix}:fb:secret`;
+  const key = `${prefix}:fb:{secret}`;
   await redis.set(key, make(), 'NX');
   const secret = await redis.get(key);
   if (secret === null) throw new Error('the feedback hash secret could not be kept in Redis');
   return secret;
+}
+
+/** Distributed mode: the Redis store, and the secret kept in Redis when none is configured. */
+export function redisFeedback(redis: Redis, prefix: string, env: FeedbackEnv): Feedback {
+  return feedbackFromConfig(env, new RedisFeedbackStore(redis, prefix, settingsOf(env).retentionMs), () =>
+    sharedHashSecret(redis, prefix, generateHashSecret),
+  );
 }

@@ -91,6 +91,7 @@ export class ListProcessor {
             deadlineAt: this.now() + this.deps.chunkDeadlineMs,
             signal: linked.signal,
             beforeSession: () => this.stillActive(record.id, cancelled),
+            keyId: record.keyId,
           },
         );
       } finally {

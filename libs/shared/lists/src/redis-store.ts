@@ -4,7 +4,10 @@
  *   <p>:list:{<id>}:input        hash   input chunk number -> deflated JSON rows, in input order
  *   <p>:list:{<id>}:work         hash   work chunk number -> deflated JSON [distinct index, address, entries]
  *   <p>:list:{<id>}:results      hash   distinct index -> "<settle sequence>:<shape number>"
- *   <p>:list:{<id>}:shapes       hash   "s:<compact result>" -> shape number, and number -> compact result
+ *   <p>:list:{<id>}:shapes       hash   shape number -> compact result, and "h<64 bits of its SHA-1>" -> number
+ *                                       (a digest, not the result again: a list whose every address has
+ *                                       a domain of its own has a shape per row; two shapes of one list
+ *                                       sharing 64 bits is about 1 in 10^9 for 100,000 shapes)
  *   <p>:list:{<id>}:retries      hash   distinct index -> "round:dueAtMs:entries:shape:reason", while a retry is due
  *                                       (shape: its last result, what `finish` settles it as; the
  *                                       record's `w:<reason>` fields count the entries waiting)
@@ -78,10 +81,11 @@ if status == 'queued' then
 end
 redis.call('HSET', KEYS[1], 'touchedAt', now)
 local function shape_of(result)
-  local shape = redis.call('HGET', KEYS[7], 's:' .. result)
+  local digest = 'h' .. string.sub(redis.sha1hex(result), 1, 16)
+  local shape = redis.call('HGET', KEYS[7], digest)
   if not shape then
     shape = redis.call('HINCRBY', KEYS[7], 'n', 1)
-    redis.call('HSET', KEYS[7], 's:' .. result, shape, shape, result)
+    redis.call('HSET', KEYS[7], digest, shape, shape, result)
   end
   return shape
 end

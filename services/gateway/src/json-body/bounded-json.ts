@@ -26,6 +26,13 @@ export function shapeError(problem: ShapeProblem): ApiError {
   return new ApiError('invalid_request', 'The JSON body holds more values than any request takes.');
 }
 
+/** JSON.parse within the same bounds, for a route that reads its JSON text itself (feedback webhooks keep it for signatures). */
+export function parseBoundedJson(text: string): unknown {
+  const problem = scanJsonShape(text, JSON_LIMITS);
+  if (problem !== undefined) throw shapeError(problem);
+  return JSON.parse(text);
+}
+
 /** Replaces fastify's JSON parser (on the root instance: every route inherits it). */
 export function useBoundedJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');

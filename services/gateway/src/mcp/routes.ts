@@ -15,6 +15,7 @@ import { ApiError } from '@svc/contracts';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ListService } from '@svc/lists/service';
+import type { Feedback } from '@svc/feedback';
 import { callOf, type JobRunner } from '../operation.ts';
 import { InFlightToolCalls } from './cancellation.ts';
 import type { CancellationRelay } from './cancellation-relay.ts';
@@ -23,6 +24,9 @@ import { callerKey } from '../routes/guards.ts';
 import { loadMcpSdk, type McpSdk } from './sdk.ts';
 import { sendAnswer, webRequestOf } from './exchange.ts';
 import { claimsModernEra } from './era.ts';
+import { OriginPolicy } from './origin.ts';
+import { portableToolLists } from './portable-schema.ts';
+import { sendError } from '../errors/api-errors.ts';
 import { TOOL_SERVERS, createToolServer, type ToolServerDef } from './servers.ts';
 import { malformedToolCalls, toolCallId, toolCallOperation, wantsProgress } from './tool-call.ts';
 import { withContractToolErrors } from './tool-result.ts';
@@ -80,6 +84,23 @@ async function serveModern(sdk: McpSdk, server: McpServer, webRequest: Request, 
   return { response, teardown: () => void handler.close().catch(() => undefined) };
 }
 
+const header = (request: FastifyRequest, name: string): string | undefined => {
+  const value = request.headers[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+const FOREIGN_ORIGIN =
+  "Requests from this browser origin are not allowed: only the service's own origin and those in MCP_ALLOWED_ORIGINS may call the tool servers.";
+
+/** A foreign Origin, refused 403: a 2026 request as a JSON-RPC error (no id: nothing was read), a 2025 one in the contract's format. */
+function refuseOrigin(reply: FastifyReply, version: string | undefined): FastifyReply {
+  if (version === undefined || /^202[45]-/.test(version)) return sendError(reply, new ApiError('forbidden', FOREIGN_ORIGIN));
+  return reply
+    .code(403)
+    .type('application/json; charset=utf-8')
+    .send({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Forbidden: ${FOREIGN_ORIGIN}`, data: { error: 'forbidden' } } });
+}
+
 interface Exchange {
   response: Response;
   teardown: () => void;
@@ -89,6 +110,7 @@ async function serve(
   app: FastifyInstance,
   runner: JobRunner,
   lists: ListService,
+  feedback: Feedback | undefined,
   definition: ToolServerDef,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -98,6 +120,7 @@ async function serve(
     runner,
     key: callerKey(request),
     lists,
+    ...(feedback === undefined ? {} : { feedback }),
     call: callOf(request),
     log: request.log,
     charge: (operation) => app.charge(request, reply, operation),
@@ -105,28 +128,37 @@ async function serve(
   });
   const webRequest = webRequestOf(request, request.callerGone);
   const version = request.headers['mcp-protocol-version'];
-  const exchange = claimsModernEra(typeof version === 'string' ? version : undefined, request.body, sdk.legacyVersions)
+  const modern = claimsModernEra(typeof version === 'string' ? version : undefined, request.body, sdk.legacyVersions);
+  const exchange = modern
     ? await serveModern(sdk, server, webRequest, request.body, request.log)
     : await serveLegacy(sdk, server, webRequest, request.body);
   const malformed = malformedToolCalls(request.body);
+  // A 2026 result says it is complete (not an input request); a 2025 one has no such field.
+  const resultFields = modern ? { resultType: 'complete' } : {};
   return sendAnswer(reply, exchange.response, {
-    rewrite: (body) => withContractToolErrors(body, request.id, malformed),
+    rewrite: (body) => portableToolLists(withContractToolErrors(body, request.id, malformed, resultFields)),
     teardown: exchange.teardown,
   });
 }
 
 export function mcpRoutes(
   app: FastifyInstance,
-  options: { runner: JobRunner; lists: ListService; relay?: CancellationRelay },
+  options: { runner: JobRunner; lists: ListService; relay?: CancellationRelay; allowedOrigins?: readonly string[]; feedback?: Feedback },
   done: (error?: Error) => void,
 ): void {
   const inFlight = new InFlightToolCalls(options.relay);
+  const origins = new OriginPolicy(options.allowedOrigins ?? []);
   for (const definition of TOOL_SERVERS) {
     app.post(
       `/api/mcp/${definition.name}`,
       {
         schema: { hide: true },
         config: { auth: 'key', toolOperations: definition.operations },
+        // Before the key check (appended after a route's own hooks) and before the body is read.
+        onRequest: (request, reply, next) => {
+          if (origins.allows(header(request, 'origin'), header(request, 'host'))) next();
+          else void refuseOrigin(reply, header(request, 'mcp-protocol-version'));
+        },
         preHandler: async (request, reply) => {
           const keyId = request.identity.key?.id;
           if (keyId === undefined) return;
@@ -140,7 +172,7 @@ export function mcpRoutes(
           inFlight.track(keyId, toolCallId(request.body), reply);
         },
       },
-      (request, reply) => serve(app, options.runner, options.lists, definition, request, reply),
+      (request, reply) => serve(app, options.runner, options.lists, options.feedback, definition, request, reply),
     );
   }
   inFlight.listen().then(() => done(), done);

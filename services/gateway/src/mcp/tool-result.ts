@@ -11,6 +11,7 @@ import { CallerGoneError } from '@svc/jobs';
 import { logApiError, toApiError } from '../errors/api-errors.ts';
 import type { ListService } from '@svc/lists/service';
 import type { CallContext, JobRunner } from '../operation.ts';
+import type { Feedback } from '@svc/feedback';
 import type { ChargeResult } from '../plugins/metering.ts';
 import type { ApiKeyRecord } from '../stores/key-store.ts';
 import { badToolArguments } from './tool-call.ts';
@@ -21,6 +22,8 @@ export interface ToolContext {
   /** The caller's key (every tool call is authenticated) and the lists it may reach. */
   key: ApiKeyRecord;
   lists: ListService;
+  /** Learning from sends: the feedback tool reports through it (absent: no feedback tool). */
+  feedback?: Feedback;
   /** The request id and the signal that the caller has left. */
   call: CallContext;
   log: FastifyBaseLogger;
@@ -124,9 +127,15 @@ const isErrorBody = (text: string): boolean => {
  * rewritten here, at the edge. `malformed`: the request's tool calls whose shape the SDK refuses
  * with a protocol error (-32603 and its validator's text), by id, with the contract's error for
  * each (tool-call.ts): input problems are tool results, so those become one. Other such
- * validator dumps become a -32602 in one sentence.
+ * validator dumps become a -32602 in one sentence. `resultFields` go on every result made here
+ * from a protocol error (a 2026 result carries `resultType`).
  */
-export function withContractToolErrors(body: string, requestId: string, malformed: ReadonlyMap<unknown, ApiError> = new Map()): string {
+export function withContractToolErrors(
+  body: string,
+  requestId: string,
+  malformed: ReadonlyMap<unknown, ApiError> = new Map(),
+  resultFields: Record<string, unknown> = {},
+): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -138,14 +147,14 @@ export function withContractToolErrors(body: string, requestId: string, malforme
     const refused = message?.error === undefined ? undefined : malformed.get(message.id);
     if (refused !== undefined) {
       delete message.error;
-      message.result = errorResult(refused);
+      message.result = { ...errorResult(refused), ...resultFields };
       changed = true;
       continue;
     }
     const unknownTool = unknownToolOf(message?.error);
     if (unknownTool !== undefined) {
       delete message.error;
-      message.result = errorResult(unknownTool);
+      message.result = { ...errorResult(unknownTool), ...resultFields };
       changed = true;
       continue;
     }

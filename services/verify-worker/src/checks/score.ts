@@ -32,6 +32,9 @@ export const REASON_POINTS: Record<Reason, number> = {
   rejected_email: 5,
   invalid_domain: 2,
   invalid_syntax: 0,
+  known_bounce: 3,
+  known_delivery: 90,
+  complainer: 30,
 };
 
 export const ADJUSTMENTS = {

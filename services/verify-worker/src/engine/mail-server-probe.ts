@@ -23,6 +23,7 @@ import { refusesTheClient } from '../checks/refused-client.ts';
 import type { MailHost } from '../dns/resolver.ts';
 import { runSmtpSession, type SmtpReply, type SmtpSessionResult, type SmtpStage } from '../smtp/session.ts';
 import type { GateTarget, SessionGate, WorkPriority } from '../politeness/session-gate.ts';
+import { idleKey, type IdleSessions, type ParkedSession } from '../smtp/idle-sessions.ts';
 import type { Egress, EgressPool } from './egress-pool.ts';
 import type { SessionLimiter } from './host-limiter.ts';
 
@@ -74,6 +75,8 @@ export interface MailServerProbeDeps {
     connectTimeoutMs: number;
     commandTimeoutMs: number;
     socksProxy?: string;
+    /** Idle sessions kept for the next batch to the same server (VERIFY_SMTP_SESSION_IDLE_MS). */
+    idle?: IdleSessions;
   };
   tuning?: Partial<ProbeTuning>;
   /**
@@ -177,8 +180,10 @@ export async function probeMailServers(
       const wanted = Math.min(left, limits.maxRecipients ?? MAX_RCPT_PER_SESSION, pending.length);
       const target: GateTarget = { key: politeKey, provider, egress: egress?.label ?? 'direct' };
       const politeness = deps.politeness;
+      // A parked session to this server carries the next recipients without a new connection.
+      const parked = deps.session.idle?.has(idleKey({ ...deps.session, host: address, socksProxy })) === true;
       const entry = await politeness?.gate
-        .enter(target, wanted, politeness.priority, signal, context.deadlineAt, tuning.minRetryTimeLeftMs)
+        .enter(target, wanted, politeness.priority, signal, context.deadlineAt, tuning.minRetryTimeLeftMs, !parked)
         .catch((error: unknown) => {
           if (signal.aborted) return undefined;
           throw error;
@@ -193,13 +198,12 @@ export async function probeMailServers(
       sessions.set(address, (sessions.get(address) ?? 0) + 1);
       let result: SmtpSessionResult | undefined;
       try {
-        result = await holdSlotUntilClosed(deps.limiter, address, context, (onClosed) => {
-          deps.trackOpen?.(1);
-          if (egress !== undefined) deps.egress?.onSession?.(egress, provider);
-          const { socksProxy: _configured, ...session } = deps.session;
-          return runSmtpSession({
+        const { socksProxy: _configured, ...session } = deps.session;
+        const run = (onClosed: () => void, resume: ParkedSession | undefined) =>
+          runSmtpSession({
             ...session,
             ...(socksProxy === undefined ? {} : { socksProxy }),
+            ...(resume === undefined ? {} : { resume }),
             host: address,
             servername: name,
             recipients: chunk,
@@ -208,11 +212,17 @@ export async function probeMailServers(
             slowReplyMs: tuning.slowReplyMs,
             signal,
             onReply: deps.onReply,
-            onClosed: () => {
-              deps.trackOpen?.(-1);
-              onClosed();
-            },
+            onClosed,
           });
+        result = await holdSlotUntilClosed(deps.limiter, address, context, (onClosed) => {
+          // Once the slot is held, a parked session to this server serves instead of a new connection.
+          const resume = deps.session.idle?.take(idleKey({ ...deps.session, host: address, socksProxy }));
+          deps.trackOpen?.(1);
+          if (egress !== undefined && resume === undefined) deps.egress?.onSession?.(egress, provider);
+          return run(() => {
+            deps.trackOpen?.(-1);
+            onClosed();
+          }, resume);
         });
       } catch (error) {
         if (entry?.open === true) await politeness?.gate.leave(target, entry, { spoke: false, rcptReplies: [], answered: 0 });

@@ -10,6 +10,7 @@ import { ListProcessor } from '@svc/lists/processor';
 import type { CallbackDispatcher } from '@svc/webhooks';
 import type { Meter } from '@svc/metering';
 import type { Logger } from '@svc/telemetry';
+import type { Feedback } from '@svc/feedback';
 import type { Registry } from 'prom-client';
 import type { SessionLimiter } from '../engine/host-limiter.ts';
 import type { ProbeTuning } from '../engine/mail-server-probe.ts';
@@ -31,6 +32,7 @@ export interface ListWorkParts {
   logger?: Logger;
   /** The prober's retry and slow-reply tuning (test rigs shorten it). */
   tuning?: Partial<ProbeTuning>;
+  feedback?: Feedback;
 }
 
 export function createListProcessor(parts: ListWorkParts): ListProcessor {
@@ -43,6 +45,7 @@ export function createListProcessor(parts: ListWorkParts): ListProcessor {
     limiter: parts.limiter,
     priority: 'list',
     ...(parts.tuning === undefined ? {} : { tuning: parts.tuning }),
+    ...(parts.feedback === undefined ? {} : { feedback: parts.feedback }),
   });
   return new ListProcessor({
     store: parts.store,

@@ -8,11 +8,14 @@ import type { Config } from '@svc/config';
 import type { Redis } from '@svc/jobs/redis';
 import { MemoryBackoffStore, RedisBackoffStore, type BackoffStore } from './provider-backoff.ts';
 import { ProviderBudgets, parseBudgets } from './provider-budgets.ts';
+import { IdleSessions } from '../smtp/idle-sessions.ts';
 import type { SessionBudgets } from './session-gate.ts';
 
 export interface PolitenessState {
   backoff: BackoffStore;
   budgets?: SessionBudgets;
+  /** Idle SMTP sessions of this process, for the next batch to the same server. */
+  idle: IdleSessions;
 }
 
 const byOwner = new WeakMap<object, PolitenessState>();
@@ -26,11 +29,15 @@ export function politenessState(config: Config, redis: Redis | undefined, owner:
   const windowMs = config.VERIFY_PROVIDER_BUDGET_WINDOW_MS;
   const state: PolitenessState =
     redis === undefined
-      ? { backoff: new MemoryBackoffStore(policy), budgets: ProviderBudgets.memory(budgets, windowMs) }
+      ? { backoff: new MemoryBackoffStore(policy), budgets: ProviderBudgets.memory(budgets, windowMs), idle: idleSessions(config) }
       : {
           backoff: new RedisBackoffStore(redis, config.REDIS_PREFIX, policy),
           budgets: ProviderBudgets.redis(budgets, windowMs, redis, config.REDIS_PREFIX),
+          idle: idleSessions(config),
         };
   if (key !== undefined) byOwner.set(key, state);
   return state;
 }
+
+const idleSessions = (config: Config): IdleSessions =>
+  new IdleSessions(config.VERIFY_SMTP_SESSION_IDLE_MS, config.VERIFY_MAX_CONNECTIONS_PER_HOST);

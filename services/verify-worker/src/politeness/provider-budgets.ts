@@ -128,19 +128,20 @@ export class ProviderBudgets implements SessionBudgets {
   /** Budgets are per provider (or MX set) and egress; the provider's name is the hash tag. */
   private id = (target: GateTarget): string => `{${target.key}}:${target.egress}`;
 
-  async take(target: GateTarget, wanted: number, priority: WorkPriority): Promise<BudgetGrant | { retryInMs: number }> {
+  /** `newSession` false: a parked session carries the recipients, and no session is counted. */
+  async take(target: GateTarget, wanted: number, priority: WorkPriority, newSession = true): Promise<BudgetGrant | { retryInMs: number }> {
     const { budget, sessions, recipients } = this.limitersOf(target.provider);
     const cap = (points: number) => (priority === 'list' ? listShare(points) : points);
     const id = this.id(target);
     const [usedSessions, usedRecipients] = await Promise.all([sessions.get(id), recipients.get(id)]);
     const wait = (res: RateLimiterRes | null) => ({ retryInMs: Math.max(50, res?.msBeforeNext ?? this.windowMs) });
-    if ((usedSessions?.consumedPoints ?? 0) >= cap(budget.sessionsPerMinute)) return wait(usedSessions);
+    if (newSession && (usedSessions?.consumedPoints ?? 0) >= cap(budget.sessionsPerMinute)) return wait(usedSessions);
     const left = cap(budget.recipientsPerMinute) - (usedRecipients?.consumedPoints ?? 0);
     if (left <= 0) return wait(usedRecipients);
     const granted = Math.max(1, Math.min(wanted, budget.recipientsPerSession, left));
     // Another worker may have taken the same points meanwhile: a refused take gives its points back.
     try {
-      await sessions.consume(id, 1);
+      if (newSession) await sessions.consume(id, 1);
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error;
       await sessions.reward(id, 1);
@@ -149,7 +150,7 @@ export class ProviderBudgets implements SessionBudgets {
     try {
       await recipients.consume(id, granted);
     } catch (error) {
-      await sessions.reward(id, 1);
+      if (newSession) await sessions.reward(id, 1);
       if (!(error instanceof RateLimiterRes)) throw error;
       await recipients.reward(id, granted);
       return wait(error);

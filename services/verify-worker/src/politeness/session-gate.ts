@@ -22,7 +22,7 @@ export interface BudgetGrant {
 /** Budgets per provider and egress (provider-budgets.ts); absent, only the back-off applies. */
 export interface SessionBudgets {
   /** One session and up to `wanted` recipients, or how long until the budget allows one. */
-  take(target: GateTarget, wanted: number, priority: WorkPriority): Promise<BudgetGrant | { retryInMs: number }>;
+  take(target: GateTarget, wanted: number, priority: WorkPriority, newSession: boolean): Promise<BudgetGrant | { retryInMs: number }>;
   /** Recipients granted but not sent go back to the window's budget. */
   giveBack(target: GateTarget, recipients: number): Promise<void>;
 }
@@ -79,6 +79,8 @@ export class SessionGate {
     signal: AbortSignal,
     deadlineAt: number,
     minSessionMs: number,
+    /** False when a parked session will carry it (idle-sessions.ts): no new session is counted. */
+    newSession = true,
   ): Promise<GateEntry> {
     const latest = () => deadlineAt - minSessionMs;
     for (;;) {
@@ -94,7 +96,7 @@ export class SessionGate {
         await sleep(probing ? PROBE_POLL_MS : Math.max(1, admission.until - this.now()), undefined, { signal });
         continue;
       }
-      const grant = this.budgets === undefined ? { recipients: wanted } : await this.budgets.take(target, wanted, priority);
+      const grant = this.budgets === undefined ? { recipients: wanted } : await this.budgets.take(target, wanted, priority, newSession);
       if ('recipients' in grant) {
         this.events.onSession?.(target, grant.recipients);
         return { open: true, recipients: grant.recipients, startedAt: this.now(), probe: admission.probe };

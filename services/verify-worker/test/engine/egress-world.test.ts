@@ -72,6 +72,8 @@ describe('port 25 blocked: no canary mail server accepts a connection', () => {
         VERIFY_CONNECT_TIMEOUT_MS: '300',
         VERIFY_COMMAND_TIMEOUT_MS: '1000',
         VERIFY_BATCH_DEADLINE_MS: '5000',
+        // The server's script changes between batches: each batch on its own connection.
+        VERIFY_SMTP_SESSION_IDLE_MS: '0',
         ...env,
       }),
       tuning: FAST_TUNING,
@@ -176,6 +178,7 @@ describe('an egress pool with one egress refused by address', () => {
         VERIFY_CONNECT_TIMEOUT_MS: '1000',
         VERIFY_COMMAND_TIMEOUT_MS: '1000',
         VERIFY_BATCH_DEADLINE_MS: '5000',
+        VERIFY_SMTP_SESSION_IDLE_MS: '0',
       }),
       tuning: FAST_TUNING,
       ...(registry === undefined ? {} : { registry }),
