@@ -91,7 +91,17 @@ describe('verify-list installed from its packed tarball', () => {
     expect(raw.startsWith('\uFEFF'), 'a byte-order mark, so that Excel reads the UTF-8 as such').toBe(true);
     const records: string[][] = parse(raw, { bom: true, delimiter: ';' });
     const [header, ...rows] = records;
-    expect(header).toEqual([...GERMAN.rows[0]!, 'verdict', 'score', 'reason', 'did_you_mean']);
+    expect(header).toEqual([
+      ...GERMAN.rows[0]!,
+      'verdict',
+      'score',
+      'reason',
+      'did_you_mean',
+      'action',
+      'flags',
+      'provider',
+      'probability',
+    ]);
     expect(rows.map((row) => [row[0], row[2], row[4]])).toEqual([
       ['Jürgen', 'jurgen@crm.test', 'deliverable'],
       ['Änne', '', ''],

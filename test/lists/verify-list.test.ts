@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import { signalGroup } from '@svc/testkit';
+import { FULL_RESULT_COLUMNS } from '@svc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMultiRig, type ListObjectBody, type MultiRig } from './harness.ts';
 import { runClient, startClient, startDistributedProduct, startEmbeddedProduct, type Product } from './products.ts';
@@ -74,12 +75,14 @@ async function expectVerified(path: string, file: ReturnType<typeof contactsFile
   expect(raw.startsWith('\uFEFF'), 'the byte-order mark is kept').toBe(true);
   const records: string[][] = parse(raw, { bom: true, delimiter: ';', relax_column_count: true });
   const [header, ...rows] = records;
-  expect(header).toEqual([...file.header, 'verdict', 'score', 'reason', 'did_you_mean']);
+  expect(header).toEqual([...file.header, ...FULL_RESULT_COLUMNS]); // the full form: what to do with each row
   expect(rows).toHaveLength(file.rows.length);
   rows.forEach((row, i) => {
     expect(row.slice(0, 3), `row ${i}`).toEqual(file.rows[i]!.cells);
     expect(row[3], `row ${i}: ${row[1]}`).toBe(file.rows[i]!.verdict);
+    expect(row[7], `row ${i}: action`).toBe(file.rows[i]!.verdict === 'deliverable' ? 'keep' : 'remove');
   });
+  expect(rows.at(-2)?.[8], 'a later row of one address is flagged').toContain('duplicate');
   expect(rows.at(-1)?.[5]).toBe('invalid_syntax');
   expect(existsSync(`${path}.part`)).toBe(false);
 }
@@ -170,7 +173,7 @@ describe('verify-list against the product in embedded mode', () => {
     expect(stderr).toMatch(/429 rate_limited: .*; trying again in \d\.\d s/);
     expect(stdout).toContain('2 of 2 entries verified');
     expect(await readFile(join(dir, 'later.verified.csv'), 'utf8')).toBe(
-      'email,verdict,score,reason,did_you_mean\nknown2@shop.test,deliverable,95,accepted_email,\ngone@shop.test,undeliverable,5,rejected_email,\n',
+      '\ufeffemail,verdict,score,reason,did_you_mean,action,flags,provider,probability\nknown2@shop.test,deliverable,95,accepted_email,,keep,,,\ngone@shop.test,undeliverable,5,rejected_email,,remove,,,\n',
     );
   });
 

@@ -23,6 +23,11 @@ export interface ListObject {
   /** CSV uploads: the column the addresses were read from (index from 1; header null without a header row) and the encoding read. */
   column?: { index: number; header: string | null };
   encoding?: string;
+  /** While addresses wait for a retry: how many, why, when the next is; while it runs: when it should end. */
+  waiting?: number;
+  waitingReasons?: Record<string, number>;
+  nextRetryAt?: string;
+  estimatedCompletionAt?: string;
 }
 
 export const ENDED = ['completed', 'cancelled', 'failed'];
@@ -170,12 +175,17 @@ export class ListApi {
     return this.json('POST', `${PREFIX}${search}`, 'create', { body: () => openAsBlob(file), type: 'text/csv' });
   }
 
+  /** Settles a retrying list's waiting addresses now (risky, with the reason they waited for) and completes it. */
+  finish(id: string): Promise<ListObject> {
+    return this.json('POST', `${PREFIX}/${encodeURIComponent(id)}/finish`, 'idempotent');
+  }
+
   get(id: string): Promise<ListObject> {
     return this.json('GET', `${PREFIX}/${encodeURIComponent(id)}`, 'idempotent');
   }
 
   /**
-   * Streams the CSV results into `output`, through `<output>.part` so that a cut download never
+   * Streams the CSV results, in the full form (action, flags, provider), into `output`, through `<output>.part` so that a cut download never
    * looks finished; a download cut by the network starts again. Answers what the server said
    * was left out.
    */
@@ -183,7 +193,7 @@ export class ListApi {
     const part = `${output}.part`;
     let attempt = 0;
     for (;;) {
-      const response = await this.send('GET', `${PREFIX}/${encodeURIComponent(id)}/results?format=csv`, {}, 'idempotent');
+      const response = await this.send('GET', `${PREFIX}/${encodeURIComponent(id)}/results?format=csv&columns=full`, {}, 'idempotent');
       if (response.body === null) throw new ApiFailure(response.status, 'empty', 'the results came without a body');
       try {
         await pipeline(response.body, createWriteStream(part), { signal: this.options.signal });

@@ -3,6 +3,7 @@
  * list: it says how to resume and exits 130 (143); a second Ctrl-C exits at once. Exit codes:
  * 0 every entry verified, 1 a failure or a list that did not complete, 2 a usage error.
  */
+import { createInterface } from 'node:readline/promises';
 import { Unreachable } from './api.ts';
 import { USAGE, UsageError, parseOptions, resumeCommand, type Options } from './options.ts';
 import { run, type Reporter, type RunState } from './run.ts';
@@ -12,6 +13,8 @@ const CLEAR_LINE = '\r\x1b[2K';
 function terminalReporter(): Reporter & { finishLine(): void } {
   const interactive = process.stderr.isTTY === true;
   let drawn = false;
+  // While a question waits for its answer the progress line is not redrawn over it.
+  let asking = false;
   const finishLine = () => {
     if (drawn) process.stderr.write(CLEAR_LINE);
     drawn = false;
@@ -23,6 +26,7 @@ function terminalReporter(): Reporter & { finishLine(): void } {
       process.stderr.write(`verify-list: ${message}\n`);
     },
     progress: (line) => {
+      if (asking) return;
       if (interactive) {
         process.stderr.write(`${CLEAR_LINE}${line.slice(0, Math.max(20, (process.stderr.columns || 100) - 1))}`);
         drawn = true;
@@ -35,6 +39,23 @@ function terminalReporter(): Reporter & { finishLine(): void } {
       process.stdout.write(`${message}\n`);
     },
     finishLine,
+    // Only with a person at the terminal: a script or a log never waits for an answer.
+    ...(interactive && process.stdin.isTTY === true
+      ? {
+          ask: async (question: string, signal: AbortSignal): Promise<boolean> => {
+            finishLine();
+            asking = true;
+            const prompt = createInterface({ input: process.stdin, output: process.stderr });
+            try {
+              const answer = await prompt.question(`verify-list: ${question}`, { signal });
+              return /^\s*y(es)?\s*$/i.test(answer);
+            } finally {
+              prompt.close();
+              asking = false;
+            }
+          },
+        }
+      : {}),
   };
 }
 

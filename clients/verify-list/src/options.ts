@@ -14,7 +14,8 @@ export const USAGE = `Usage: verify-list <file.csv> [options]
        verify-list --resume <list id> [<file.csv>] [options]
 
 Verifies every address of a CSV file through the list API and writes <file>.verified.csv beside
-it: the file's own columns with verdict, score, reason and did_you_mean appended, in input order.
+it: the file's own columns with verdict, score, reason, did_you_mean, action (keep, review,
+remove), flags, provider and probability appended, in input order.
 
 Options:
   --url <url>            the API (default: $VERIFY_API_URL, else ${DEFAULT_URL})
@@ -29,6 +30,9 @@ Options:
   --resume <id>          follow a list already uploaded (after an interruption) instead of
                          uploading; give the file too to write the output beside it
   --interval <seconds>   how often to poll the list (default: ${DEFAULT_INTERVAL_S})
+  --finish               once only greylisted or unreachable addresses wait for a retry, finish
+                         the list at once: they are written as risky with the reason they waited
+                         for (in a terminal, without it, you are asked whether to)
   -h, --help             this text
 
 Ctrl-C stops the client, not the list: it prints the command that resumes.`;
@@ -51,6 +55,8 @@ export interface Options {
   output: string;
   outputFromFlag: boolean;
   intervalMs: number;
+  /** Finish the list as soon as it is retrying. */
+  finish: boolean;
 }
 
 /** `contacts.csv` → `contacts.verified.csv`, in the same directory. */
@@ -78,6 +84,7 @@ export function parseOptions(argv: string[], env: Record<string, string | undefi
         output: { type: 'string', short: 'o' },
         resume: { type: 'string' },
         interval: { type: 'string' },
+        finish: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -125,6 +132,7 @@ export function parseOptions(argv: string[], env: Record<string, string | undefi
     output,
     outputFromFlag: values.output !== undefined,
     intervalMs: Math.round(interval * 1000),
+    finish: values.finish === true,
   };
 }
 

@@ -7,6 +7,11 @@ export interface ListProgress {
   status: string;
   count: number;
   processed: number;
+  /** What the service says waits for a retry, why, and when (see the list object). */
+  waiting?: number;
+  waitingReasons?: Record<string, number>;
+  nextRetryAt?: string;
+  estimatedCompletionAt?: string;
 }
 
 const WINDOW_MS = 60_000;
@@ -44,24 +49,42 @@ export function formatDuration(seconds: number): string {
 const number = (n: number): string => n.toLocaleString('en-US');
 
 /** The part after the counts: what the wait depends on. */
-function outlook(progress: ListProgress, rate: number | undefined): string {
+function outlook(progress: ListProgress, rate: number | undefined, now: number): string {
   const left = progress.count - progress.processed;
   if (progress.status === 'queued') return 'waiting for a worker';
-  if (progress.status === 'retrying') return `${number(left)} waiting to be retried (greylisted or temporarily unreachable)`;
+  if (progress.status === 'retrying') return waitingText(progress, left, now);
   if (left === 0) return 'done';
   if (rate === undefined) return 'measuring the rate';
   if (rate <= 0) return '0 addresses/s';
   return `${rate < 10 ? rate.toFixed(1) : number(Math.round(rate))} addresses/s, ${formatDuration(left / rate)} left`;
 }
 
+/** `2 waiting for a retry (greylisted 2), next in 3m 10s, done in about 9m 40s`: the service's own figures when it gives them. */
+export function waitingText(progress: ListProgress, left: number, now: number): string {
+  const waiting = progress.waiting ?? left;
+  const reasons = Object.entries(progress.waitingReasons ?? {})
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => `${reason.replaceAll('_', ' ')} ${number(n)}`)
+    .join(', ');
+  const why = reasons === '' ? 'greylisted or temporarily unreachable' : reasons;
+  const at = (iso: string | undefined): number | undefined => (iso === undefined ? undefined : Date.parse(iso));
+  const next = at(progress.nextRetryAt);
+  const done = at(progress.estimatedCompletionAt);
+  const when = [
+    next === undefined || Number.isNaN(next) ? '' : `, next retry in ${formatDuration((next - now) / 1000)}`,
+    done === undefined || Number.isNaN(done) ? '' : `, done in about ${formatDuration((done - now) / 1000)}`,
+  ].join('');
+  return `${number(waiting)} waiting for a retry (${why})${when}`;
+}
+
 const BAR_WIDTH = 24;
 
 /** One line: `[████████░░░░] 4,300/12,000 35%, 85 addresses/s, 1m 31s left (running)` (`bar: false` for logs). */
-export function progressLine(progress: ListProgress, rate: number | undefined, options: { bar: boolean }): string {
+export function progressLine(progress: ListProgress, rate: number | undefined, options: { bar: boolean; now?: number }): string {
   const fraction = progress.count === 0 ? 1 : Math.min(1, progress.processed / progress.count);
   const percent = `${Math.floor(fraction * 100)}%`;
   const counts = `${number(progress.processed)}/${number(progress.count)}`;
-  const text = `${counts} ${percent}, ${outlook(progress, rate)} (${progress.status})`;
+  const text = `${counts} ${percent}, ${outlook(progress, rate, options.now ?? Date.now())} (${progress.status})`;
   if (!options.bar) return text;
   const filled = Math.round(fraction * BAR_WIDTH);
   return `[${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}] ${text}`;

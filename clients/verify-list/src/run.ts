@@ -16,6 +16,11 @@ export interface Reporter {
   result(message: string): void;
   /** True when the progress line is redrawn in place (a terminal), false for a log. */
   readonly interactive: boolean;
+  /**
+   * Asks a yes/no question while the run goes on (a terminal only: absent otherwise); answers
+   * true for yes. Dropped, unanswered, when `signal` aborts.
+   */
+  ask?: (question: string, signal: AbortSignal) => Promise<boolean>;
 }
 
 export interface RunState {
@@ -59,7 +64,39 @@ async function follow(api: ListApi, list: ListObject, options: Options, reporter
   let lastLogged = 0;
   let lastStatus = '';
   let current = list;
-  for (;;) {
+  // Finish now: asked for with --finish, or answered yes in a terminal once the list retries.
+  let finishNow = false;
+  let asked = false;
+  const question = new AbortController();
+  const stopAsking = () => question.abort();
+  signal.addEventListener('abort', stopAsking, { once: true });
+  try {
+    for (;;) {
+      if (current.status === 'retrying') {
+        if (options.finish || finishNow) {
+          reporter.notice(`finishing: the ${current.waiting ?? current.count - current.processed} waiting entries are written as risky`);
+          current = await api.finish(current.id);
+          finishNow = false;
+        } else if (!asked && reporter.ask !== undefined) {
+          asked = true;
+          const waiting = current.waiting ?? current.count - current.processed;
+          reporter
+            .ask(`${waiting} entries wait for a retry. Finish now and write them as risky? [y/N] `, question.signal)
+            .then((yes) => {
+              finishNow = yes;
+            })
+            .catch(() => undefined);
+        }
+      }
+      const done = await step();
+      if (done !== undefined) return done;
+    }
+  } finally {
+    signal.removeEventListener('abort', stopAsking);
+    stopAsking();
+  }
+
+  async function step(): Promise<ListObject | undefined> {
     meter.add(Date.now(), current.processed);
     const interactive = reporter.interactive;
     if (interactive || current.status !== lastStatus || Date.now() - lastLogged >= LOG_EVERY_MS) {
@@ -70,6 +107,7 @@ async function follow(api: ListApi, list: ListObject, options: Options, reporter
     if (ENDED.includes(current.status)) return current;
     await sleep(options.intervalMs, undefined, { signal });
     current = await api.get(current.id);
+    return undefined;
   }
 }
 

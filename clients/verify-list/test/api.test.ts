@@ -186,8 +186,8 @@ describe('downloading the results', () => {
     expect(existsSync(`${output}.part`)).toBe(false);
     expect(notices[0]).toMatch(/^the download was cut \(.+\); starting it again in 0\.\d s$/);
     expect(seen.map((request) => request.url)).toEqual([
-      `/v1/email-verify/lists/${LIST.id}/results?format=csv`,
-      `/v1/email-verify/lists/${LIST.id}/results?format=csv`,
+      `/v1/email-verify/lists/${LIST.id}/results?format=csv&columns=full`,
+      `/v1/email-verify/lists/${LIST.id}/results?format=csv&columns=full`,
     ]);
   });
 });

@@ -21,7 +21,13 @@ describe('the command line', () => {
       name: 'contacts.csv',
       output: 'data/contacts.verified.csv',
       intervalMs: 2000,
+      finish: false,
     });
+  });
+
+  it('takes --finish: finish the list once only retries wait', () => {
+    expect(options(['contacts.csv', '--finish'])).toMatchObject({ finish: true });
+    expect(options(['--resume', 'lst_0123456789abcdef01234567', '--finish'])).toMatchObject({ finish: true });
   });
 
   it('takes the URL from VERIFY_API_URL, and flags over the environment', () => {

@@ -41,7 +41,21 @@ describe('the progress line', () => {
       '0/500 0%, waiting for a worker (queued)',
     );
     expect(progressLine({ status: 'retrying', count: 500, processed: 488 }, 0, { bar: false })).toBe(
-      '488/500 97%, 12 waiting to be retried (greylisted or temporarily unreachable) (retrying)',
+      '488/500 97%, 12 waiting for a retry (greylisted or temporarily unreachable) (retrying)',
+    );
+    // With what the service says: how many wait, why, the next retry and the end.
+    const now = Date.parse('2026-11-28T10:00:00Z');
+    const waiting = {
+      status: 'retrying',
+      count: 294,
+      processed: 290,
+      waiting: 4,
+      waitingReasons: { greylisted: 3, no_connect: 1 },
+      nextRetryAt: '2026-11-28T10:03:10Z',
+      estimatedCompletionAt: '2026-11-28T10:09:40Z',
+    };
+    expect(progressLine(waiting, 0, { bar: false, now })).toBe(
+      '290/294 98%, 4 waiting for a retry (greylisted 3, no connect 1), next retry in 3m 10s, done in about 9m 40s (retrying)',
     );
     expect(progressLine({ status: 'completed', count: 500, processed: 500 }, 40, { bar: false })).toBe('500/500 100%, done (completed)');
   });
