@@ -107,7 +107,7 @@ async function collectAnswers(): Promise<void> {
 
   const csvRequest = operation('createList').requestBody!.content['text/csv']!.example as string;
   const csvList = (
-    await json(main, LISTS, { key, method: 'POST', headers: { 'content-type': 'text/csv' }, body: csvRequest }, 202)
+    await json(main, `${LISTS}?name=crm%20export`, { key, method: 'POST', headers: { 'content-type': 'text/csv' }, body: csvRequest }, 202)
   ).json() as { id: string };
   await waitForStatus(main, key, csvList.id, ['completed']);
   answers.set('list results csv', (await json(main, `${LISTS}/${csvList.id}/results?format=csv`, { key }, 200)).text);
@@ -126,6 +126,8 @@ async function collectAnswers(): Promise<void> {
   answers.set('list running', (await json(main, `${LISTS}/${running.id}`, { key }, 200)).json());
   answers.set('list results running', (await json(main, `${LISTS}/${running.id}/results`, { key }, 200)).json());
   answers.set('list cancelled', (await json(main, `${LISTS}/${running.id}`, { key, method: 'DELETE' }, 200)).json());
+  // Finishing a list that does not wait answers it as it is: the completed CSV list.
+  answers.set('list finished', (await json(main, `${LISTS}/${csvList.id}/finish`, { key, method: 'POST' }, 200)).json());
   answers.set('usage', (await json(main, '/v1/usage', { key }, 200)).json());
   const feedbackRequest = operation('reportFeedback').requestBody!.content['application/json']!.example;
   answers.set('feedback', (await json(main, '/v1/email-verify/feedback', post(feedbackRequest), 200)).json());
@@ -202,7 +204,10 @@ async function collectAnswers(): Promise<void> {
     handlers: [registerHandler(QR_JOB, fail), registerHandler(VERIFY_JOB, hang)],
   });
   const nobody = await startServer('embedded', { env: { RATE_LIMIT_QR_GENERATE: '1' }, handlers: [] });
-  others.push(broken, nobody);
+  const full = await startServer('embedded', { env: { LIST_MAX_STORED_ROWS_PER_KEY: '2' } });
+  others.push(broken, nobody, full);
+  const threeRows = { key: full.key, method: 'POST', headers: JSON_TYPE, body: JSON.stringify({ emails: ['a@b.co', 'a@b.co', 'c@d.co'] }) };
+  recordError('createList', (await json(full, LISTS, threeRows, 429)).json());
   recordError('generateQrCode', (await json(broken, '/v1/qr/qr?data=x', { key: broken.key }, 500)).json());
   recordError('verifyEmail', (await json(broken, '/v1/email-verify/verify?email=a%40b.co', { key: broken.key }, 504)).json());
   recordError('generateQrCode', (await json(nobody, '/v1/qr/qr?data=x', { key: nobody.key }, 503)).json());
@@ -248,6 +253,7 @@ const SUCCESS: Record<string, string> = {
   'listLists application/json': 'list page',
   'getList application/json': 'list running',
   'cancelList application/json': 'list cancelled',
+  'finishList application/json': 'list finished',
   'getListResults application/json': 'list results running',
   'getListResults text/csv': 'list results csv',
   'getUsage application/json': 'usage',

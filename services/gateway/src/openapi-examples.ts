@@ -255,6 +255,7 @@ export const LIST_OBJECT_EXAMPLE = {
   startedAt: '2026-11-23T10:00:01.000Z',
   completedAt: null,
   column: { index: 3, header: 'E-Mail-Adresse' },
+  estimatedCompletionAt: '2026-11-23T10:06:00.000Z',
   encoding: 'windows-1252',
 };
 
@@ -266,6 +267,7 @@ export const LIST_CREATED_EXAMPLE = {
   summary: { deliverable: 0, risky: 0, undeliverable: 0 },
   costUsd: '0',
   startedAt: null,
+  estimatedCompletionAt: undefined,
 };
 
 export const LIST_CREATE_EXAMPLE = {

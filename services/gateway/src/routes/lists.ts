@@ -151,7 +151,12 @@ const cancelRoute: FastifyPluginCallbackZod<{ lists: ListService }> = (cancellin
         response: {
           ...listReadResponses({
             description: 'The list, now `cancelled` (or as it ended).',
-            content: json(listObjectSchema, { ...LIST_OBJECT_EXAMPLE, status: 'cancelled', completedAt: '2026-11-23T10:04:00.000Z' }),
+            content: json(listObjectSchema, {
+              ...LIST_OBJECT_EXAMPLE,
+              status: 'cancelled',
+              completedAt: '2026-11-23T10:04:00.000Z',
+              estimatedCompletionAt: undefined,
+            }),
           }),
           ...listNotFound(),
         },
@@ -176,7 +181,12 @@ const cancelRoute: FastifyPluginCallbackZod<{ lists: ListService }> = (cancellin
         response: {
           ...listReadResponses({
             description: 'The list, now `completed` (or as it was, when it was not retrying).',
-            content: json(listObjectSchema, { ...LIST_OBJECT_EXAMPLE, status: 'completed', completedAt: '2026-11-23T10:04:00.000Z' }),
+            content: json(listObjectSchema, {
+              ...LIST_OBJECT_EXAMPLE,
+              status: 'completed',
+              completedAt: '2026-11-23T10:04:00.000Z',
+              estimatedCompletionAt: undefined,
+            }),
           }),
           ...listNotFound(),
         },
