@@ -12,6 +12,8 @@ import { isApiError } from '@svc/contracts';
 export interface CallContext {
   requestId: string;
   callerGone: AbortSignal;
+  /** Told how far the job is, where the caller follows it (a tool call with a progressToken). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** The request's call; its signal is read (and made) only by a transport that waits on it. */
@@ -45,6 +47,7 @@ export function createJobRunner(transport: JobTransport, deadlines: Record<Opera
           get callerGone() {
             return call.callerGone;
           },
+          ...(call.onProgress === undefined ? {} : { onProgress: call.onProgress }),
         });
         observe('completed');
         return result;

@@ -121,6 +121,12 @@ export function createVerifyHandler(options: VerifyHandlerOptions): RegisteredHa
   const verifier = createVerifier(options);
   // The job's answer carries no address (it passes through Redis); the gateway adds the entries back.
   return registerHandler(VERIFY_JOB, async ({ emails }, context) => ({
-    results: (await verifier.verify(emails, { deadlineAt: context.deadlineAt, signal: context.signal })).map(toJobEntry),
+    results: (
+      await verifier.verify(emails, {
+        deadlineAt: context.deadlineAt,
+        signal: context.signal,
+        ...(context.progress === undefined ? {} : { onSettled: context.progress }),
+      })
+    ).map(toJobEntry),
   }));
 }

@@ -26,4 +26,6 @@ export interface VerifyOptions {
   deadlineAt: number;
   signal: AbortSignal;
   beforeSession?: BeforeSession;
+  /** Called as distinct addresses settle: how many of how many (a tool call's progress notifications). */
+  onSettled?: (settled: number, total: number) => void;
 }

@@ -104,6 +104,20 @@ function dnsOutcome(lookup: MailHostsLookup | undefined): DnsOutcome {
   return probed(lookup) ? 'ok' : lookup.kind;
 }
 
+/** A map that says when it grows: the verifier's settled outcomes, for progress. */
+class SettlingMap<K, V> extends Map<K, V> {
+  constructor(private readonly grew: (size: number) => void) {
+    super();
+  }
+
+  override set(key: K, value: V): this {
+    const added = !this.has(key);
+    super.set(key, value);
+    if (added) this.grew(this.size);
+    return this;
+  }
+}
+
 export class Verifier {
   constructor(private readonly deps: VerifierDeps) {}
 
@@ -123,7 +137,7 @@ export class Verifier {
     setMaxListeners(0, signal); // one listener per concurrent session, by design
     let byKey: Map<string, VerifyOutcome>;
     try {
-      byKey = await this.verifyDistinct(emails, signal, deadlineAt, options.beforeSession);
+      byKey = await this.verifyDistinct(emails, signal, deadlineAt, options.beforeSession, options.onSettled);
     } finally {
       release();
     }
@@ -138,8 +152,13 @@ export class Verifier {
     signal: AbortSignal,
     deadlineAt: number,
     beforeSession: BeforeSession | undefined,
+    onSettled?: (settled: number, total: number) => void,
   ): Promise<Map<string, VerifyOutcome>> {
-    const settled = new Map<string, VerifyOutcome>();
+    let total = 0;
+    // Reports each newly settled address once the total is known (after the syntax pass).
+    const settled = new SettlingMap<string, VerifyOutcome>((size) => {
+      if (total > 0) onSettled?.(size, total);
+    });
     const toProbe = new Map<string, ParsedAddress>();
     for (const email of emails) {
       const key = dedupKey(email);
@@ -152,6 +171,8 @@ export class Verifier {
         settled.set(key, unexpectedErrorOutcome(email, false));
       }
     }
+    total = settled.size + toProbe.size;
+    onSettled?.(settled.size, total);
     await this.readCache(toProbe, settled);
 
     const domains = [...new Set([...toProbe.values()].map((parsed) => parsed.domain))];
