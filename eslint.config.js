@@ -56,7 +56,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', 'clients/*/bin/*.js', 'test/process/fixtures/*.mjs'] },
+        projectService: { allowDefaultProject: ['*.js', 'clients/*/bin/*.js', 'test/process/fixtures/*.mjs', 'bench/soak/*.mjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -26,7 +26,7 @@ import type { ChildProcess } from 'node:child_process';
 import { CONFIG_ENV_NAMES, loadConfig } from '@svc/config';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
-import { findFreePort, findRedis, startDnsServer, startSmtpServer, type RigSmtpServer, type Zone } from '@svc/testkit';
+import { createRigThrottle, findFreePort, findRedis, startDnsServer, startSmtpServer, type RigSmtpServer, type Zone } from '@svc/testkit';
 import { freePort, printTable, startProcess, stopProcess, waitForOk } from './processes.ts';
 
 const DOMAINS = 50;
@@ -40,6 +40,19 @@ const POLL_MS = 100;
 
 type Phase = 'list' | 'batch';
 const hosts = Array.from({ length: DOMAINS }, (_, i) => `127.0.0.${100 + i}`);
+/**
+ * The throttling provider: Gmail's MX names on three rig hosts sharing one limit of
+ * THROTTLE_PER_MINUTE RCPTs per client a minute; beyond it `421-4.7.28 ... unusual rate` and a
+ * close, and a block of a minute that each attempt re-arms. BENCH_THROTTLE_ADDRESSES of its
+ * mailboxes (70 % known) go through each route.
+ */
+const THROTTLE_PER_MINUTE = 120;
+const THROTTLED = Number(process.env.BENCH_THROTTLE_ADDRESSES ?? 200);
+const throttleHosts = ['127.0.0.150', '127.0.0.151', '127.0.0.152'];
+const GOOGLE_MX = ['gmail-smtp-in.l.google.com', 'alt1.gmail-smtp-in.l.google.com', 'alt2.gmail-smtp-in.l.google.com'];
+const throttle = createRigThrottle({ perWindow: THROTTLE_PER_MINUTE, windowMs: 60_000 });
+const throttledDomain = (phase: Phase) => `gm.${phase}.bench-lists.test`;
+const throttledAddresses = (phase: Phase) => Array.from({ length: THROTTLED }, (_, k) => `g${k}@${throttledDomain(phase)}`);
 const domain = (i: number, phase: Phase) => `d${i}.${phase}.bench-lists.test`;
 
 /** A seeded shuffle (mulberry32): the same file order on every run. */
@@ -70,8 +83,11 @@ async function mailWorld() {
       zone[domain(i, phase)] = { MX: [[10, `mx.${domain(i, phase)}`]] };
       zone[`mx.${domain(i, phase)}`] = { A: [host] };
     }
+  for (const phase of ['list', 'batch'] as const)
+    zone[throttledDomain(phase)] = { MX: GOOGLE_MX.map((name, i): [number, string] => [5 + 10 * i, name]) };
+  for (const [i, name] of GOOGLE_MX.entries()) zone[name] = { A: [throttleHosts[i]!] };
   const dns = await startDnsServer(zone);
-  const port = await findFreePort(hosts);
+  const port = await findFreePort([...hosts, ...throttleHosts]);
   const servers: RigSmtpServer[] = [];
   for (const [i, host] of hosts.entries()) {
     const users = (['list', 'batch'] as const).flatMap((phase) =>
@@ -79,6 +95,13 @@ async function mailWorld() {
     );
     servers.push(await startSmtpServer({ host, port, pipelining: true, replyDelayMs: REPLY_MS, users }));
   }
+  const throttledUsers = (['list', 'batch'] as const).flatMap((phase) => [
+    ...throttledAddresses(phase).filter((_, k) => k % 10 < 7),
+    `postmaster@${throttledDomain(phase)}`,
+  ]);
+  const throttling: RigSmtpServer[] = [];
+  for (const host of throttleHosts)
+    throttling.push(await startSmtpServer({ host, port, pipelining: true, replyDelayMs: REPLY_MS, users: throttledUsers, throttle }));
   return {
     env: {
       ...dns.canaryEnv,
@@ -87,7 +110,8 @@ async function mailWorld() {
       VERIFY_HELO_NAME: 'bench.rig.test',
     },
     servers,
-    close: async () => void (await Promise.all([dns.close(), ...servers.map((server) => server.close())])),
+    throttling,
+    close: async () => void (await Promise.all([dns.close(), ...[...servers, ...throttling].map((server) => server.close())])),
   };
 }
 
@@ -184,9 +208,9 @@ interface ListObject {
   costUsd: string;
 }
 
-async function listPhase(product: Product, servers: RigSmtpServer[]): Promise<Measured> {
+async function listPhase(product: Product, servers: RigSmtpServer[], emails = addresses('list')): Promise<Measured> {
   const counted = counting(servers);
-  const csv = `email\n${addresses('list').join('\n')}\n`;
+  const csv = `email\n${emails.join('\n')}\n`;
   const started = performance.now();
   let { body: list } = await request<ListObject>(product, '/v1/email-verify/lists?name=bench', {
     method: 'POST',
@@ -217,9 +241,8 @@ interface BatchBody {
   results: Array<{ verdict: keyof Verdicts }>;
 }
 
-async function batchPhase(product: Product, servers: RigSmtpServer[]): Promise<Measured> {
+async function batchPhase(product: Product, servers: RigSmtpServer[], all = addresses('batch')): Promise<Measured> {
   const counted = counting(servers);
-  const all = addresses('batch');
   const batches = Array.from({ length: all.length / BATCH }, (_, b) => all.slice(b * BATCH, (b + 1) * BATCH));
   const verdicts: Verdicts = { deliverable: 0, risky: 0, undeliverable: 0 };
   let costMicro = 0;
@@ -288,6 +311,33 @@ try {
   printTable([row('list (1 upload)', list), row(`batch route (${BATCH} a call)`, batch)]);
   const minimum = DOMAINS * PER_DOMAIN + 2 * DOMAINS;
   console.log(`RCPT minimum: every address once plus two controls per domain (random, postmaster) = ${minimum}.`);
+  // The throttling provider: the batch route first (its calls meet the budget within a minute), then the list.
+  const throttledRow = async (route: string, run: () => Promise<Measured>) => {
+    const replies = throttle.replies;
+    const whileBlocked = throttle.connectionsWhileBlocked;
+    const measured = await run();
+    const { deliverable, risky, undeliverable } = measured.verdicts;
+    return {
+      route,
+      addresses: THROTTLED,
+      'wall s': Number(measured.wallS.toFixed(1)),
+      'addresses/s': Number((THROTTLED / measured.wallS).toFixed(2)),
+      'RCPT / address (minimum)': `${(measured.rcpts / THROTTLED).toFixed(3)} (${((THROTTLED + 2) / THROTTLED).toFixed(3)})`,
+      sessions: sum(measured.sessions),
+      'throttle replies': throttle.replies - replies,
+      'sessions while throttled': throttle.connectionsWhileBlocked - whileBlocked,
+      'verdicts d/r/u': `${deliverable}/${risky}/${undeliverable}`,
+    };
+  };
+  const throttledBatch = await throttledRow(`batch route (${BATCH} a call)`, () =>
+    batchPhase(product, world.throttling, throttledAddresses('batch')),
+  );
+  const throttledList = await throttledRow('list (1 upload)', () => listPhase(product, world.throttling, throttledAddresses('list')));
+  console.log(
+    `A throttling provider (Gmail's MX names on ${throttleHosts.length} hosts, ${THROTTLE_PER_MINUTE} RCPTs a minute per client, ` +
+      `then 421-4.7.28 and a block each attempt re-arms), ${THROTTLED} addresses (70 % known) through each route, at the product's default budgets:`,
+  );
+  printTable([throttledBatch, throttledList]);
   printTable([
     {
       'wall time, list / batches': (list.wallS / batch.wallS).toFixed(2),

@@ -26,7 +26,10 @@ async function sourceFolders(): Promise<string[]> {
     typeof manifest === 'object' && manifest !== null && 'dependencies' in manifest && typeof manifest.dependencies === 'object'
       ? Object.keys(manifest.dependencies ?? {})
       : [];
-  const shared = dependencies.filter((name) => name.startsWith('@svc/')).map((name) => join(ROOT, 'libs', 'shared', name.slice(5), 'src'));
+  // A workspace package lives in libs/shared/ or, for the QR encoder (@svc/qr-worker/encoder), in services/.
+  const shared = dependencies
+    .filter((name) => name.startsWith('@svc/'))
+    .flatMap((name) => [join(ROOT, 'libs', 'shared', name.slice(5), 'src'), join(ROOT, 'services', name.slice(5), 'src')]);
   return [join(CONSOLE, 'src'), ...shared].filter((folder) => existsSync(folder));
 }
 

@@ -16,6 +16,7 @@ import {
   createVerifyHandler,
   type PrioritySessionLimiter,
 } from '@svc/verify-worker';
+import { memoryFeedback, type Feedback } from '@svc/feedback';
 import { InProcessCallbackDispatcher, type CallbackDispatcher } from '@svc/webhooks';
 import { generateWebhookSecret, sharedSecret } from '@svc/webhooks/secrets';
 import type { Registry } from 'prom-client';
@@ -24,6 +25,8 @@ export interface Embedded {
   gateway: GatewayApp;
   transport: InProcessTransport;
   keys: MemoryKeyStore;
+  /** Learning from sends, in memory: the gateway's doors and the verifier share it. */
+  feedback: Feedback;
   /** The development key made at start-up when API_KEYS is empty, else undefined. */
   devKey: string | undefined;
   /** Signs every key's list callbacks: LIST_WEBHOOK_SECRET, or one made at start-up. */
@@ -35,21 +38,35 @@ export interface Embedded {
 }
 
 /** The workers of embedded mode; tests may replace them. Batches and lists share session slots. */
-export const defaultHandlers = (config: Config, registry: Registry, limiter?: PrioritySessionLimiter): RegisteredHandler[] => [
+export const defaultHandlers = (
+  config: Config,
+  registry: Registry,
+  limiter?: PrioritySessionLimiter,
+  feedback?: Feedback,
+): RegisteredHandler[] => [
   qrJobHandler,
-  createVerifyHandler({ config, registry, ...(limiter === undefined ? {} : { limiter: limiter.for('batch') }) }),
+  createVerifyHandler({
+    config,
+    registry,
+    ...(limiter === undefined ? {} : { limiter: limiter.for('batch') }),
+    ...(feedback === undefined ? {} : { feedback }),
+  }),
 ];
 
 export async function buildEmbedded(
   config: Config,
-  handlers: (registry: Registry, limiter: PrioritySessionLimiter) => RegisteredHandler[] = (registry, limiter) =>
-    defaultHandlers(config, registry, limiter),
+  handlers: (registry: Registry, limiter: PrioritySessionLimiter, feedback: Feedback) => RegisteredHandler[] = (
+    registry,
+    limiter,
+    feedback,
+  ) => defaultHandlers(config, registry, limiter, feedback),
   options: { dispatcher?: CallbackDispatcher } = {},
 ): Promise<Embedded> {
   const logger = createLogger(config.LOG_LEVEL, 'embedded');
   const registry = createRegistry({ service: 'embedded' });
   const limiter = new LocalPriorityLimiter(config.VERIFY_MAX_CONNECTIONS_PER_HOST);
-  const transport = new InProcessTransport(handlers(registry, limiter));
+  const feedback = memoryFeedback(config);
+  const transport = new InProcessTransport(handlers(registry, limiter, feedback));
   const keys = new MemoryKeyStore();
   const configured = config.API_KEYS ?? [];
   for (const [index, key] of configured.entries()) await keys.create(`API_KEYS[${index}]`, key);
@@ -66,7 +83,17 @@ export async function buildEmbedded(
   const dispatcher =
     options.dispatcher ??
     new InProcessCallbackDispatcher({ secrets: sharedSecret(webhookSecret), allowPrivate: config.LIST_ALLOW_PRIVATE_CALLBACKS, logger });
-  const processor = createListProcessor({ config, store, queue, meter, limiter: limiter.for('list'), registry, logger, dispatcher });
+  const processor = createListProcessor({
+    config,
+    store,
+    queue,
+    meter,
+    limiter: limiter.for('list'),
+    registry,
+    logger,
+    dispatcher,
+    feedback,
+  });
   queue.start(processor.handle, (job, error) =>
     processor
       .failJob(job, error)
@@ -83,11 +110,12 @@ export async function buildEmbedded(
     renderMetrics: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
     logger,
     lists: { store, queue },
+    feedback,
   });
   const closeLists = async () => {
     stopJanitor();
     await queue.close();
     await dispatcher.close();
   };
-  return { gateway, transport, keys, devKey, webhookSecret, generatedWebhookSecret, closeLists };
+  return { gateway, transport, keys, feedback, devKey, webhookSecret, generatedWebhookSecret, closeLists };
 }

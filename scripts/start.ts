@@ -7,6 +7,7 @@ import { loadConfig } from '@svc/config';
 import { createLogger } from '@svc/telemetry';
 import { serve } from '@svc/gateway';
 import { ensureConsoleBuilt } from './console-build.ts';
+import { consoleUrl } from './console-url.ts';
 import { buildEmbedded } from './embedded.ts';
 
 const config = loadConfig();
@@ -26,6 +27,8 @@ if (config.mode === 'distributed') {
     // Printed once, to the terminal only: it is not kept anywhere but this process's memory.
     process.stdout.write(`\nDevelopment API key (embedded mode, valid until this process stops):\n  ${devKey}\n\n`);
   }
+  // Where a person goes next: the console, signed in with the key above (never put in the URL).
+  process.stdout.write(`Web console: ${consoleUrl(address)}${devKey === undefined ? '' : ' (sign in with the key above)'}\n\n`);
   if (generatedWebhookSecret !== undefined) {
     // Same rule as the key: shown once, kept only in memory. LIST_WEBHOOK_SECRET makes it last.
     process.stdout.write(

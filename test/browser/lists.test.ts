@@ -1,12 +1,16 @@
 /**
  * The console's lists, as a person cleaning a CRM export uses them in Chromium: sign in, choose
  * the file, see the column the console found and the price before anything is billed, verify,
- * watch the progress to the end, read the chart and the counts, download each file and find in
- * it exactly what the API returns; then the history, where a running list is cancelled.
+ * watch the progress to the end, read the chart, the counts with their shares and the legend of
+ * reasons, download each file and find in it exactly what the API returns (full form, byte-order
+ * mark kept); then the history, where a running list is cancelled (after a
+ * confirming dialog).
  */
 import { readFile } from 'node:fs/promises';
+import { ACTIONS, FULL_RESULT_COLUMNS, neutraliseCell, reasonSentence } from '@svc/contracts';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { axe, screenshots, serious } from './browser.ts';
 import { crmExport, HOSTILE, knownUsers } from './exports.ts';
 import { listObject, listPage, sleep, startConsoleRig, type ConsoleRig } from './setup.ts';
@@ -24,11 +28,11 @@ afterAll(async () => {
   await rig?.close();
 });
 
-const records = (csv: string): string[][] => parse(csv, { bom: true, relax_column_count: true });
+const records = (csv: Buffer): string[][] => parse(csv, { bom: true, relax_column_count: true });
 
-async function download(label: string): Promise<string> {
+async function download(label: string): Promise<Buffer> {
   const [saved] = await Promise.all([rig.page.waitForEvent('download'), rig.page.getByRole('link', { name: label, exact: true }).click()]);
-  return readFile(await saved.path(), 'utf8');
+  return readFile(await saved.path());
 }
 
 describe('the console: lists', () => {
@@ -41,7 +45,16 @@ describe('the console: lists', () => {
     await page.getByText('Detected address column: Work Email (by its header); read as UTF-8.').waitFor();
     for (const cell of HOSTILE) await page.getByRole('cell', { name: cell, exact: true }).first().waitFor();
     expect(await page.locator('main img, main b, main script').count(), 'no cell became markup').toBe(0);
-    await page.getByText(`${DISTINCT + 1} addresses, ${DISTINCT} distinct. Price: $0.45`).waitFor();
+    // The price after the key's free units left this month (batches and lists share them), and without them.
+    const free = z
+      .object({ operations: z.object({ 'email-verify.list': z.object({ freeRemaining: z.number() }) }) })
+      .parse(await (await api('/v1/usage')).json()).operations['email-verify.list'].freeRemaining;
+    const billed = Math.max(0, 3 - free);
+    await page
+      .getByText(
+        `${DISTINCT + 1} addresses, ${DISTINCT} distinct. Price: $${(billed * 0.15).toFixed(2)} (3 units of 100 distinct addresses at the batch price; ${Math.min(3, free)} of your ${free} free units left this month are used first; $0.45 without the free allowance).`,
+      )
+      .waitFor();
 
     // By keyboard: the arrow keys move the choice to the next column (Phone), and back.
     await column.focus();
@@ -95,19 +108,47 @@ describe('the console: lists', () => {
     const counts = await page.locator('dl.counts').innerText();
     for (const [verdict, count] of Object.entries(list.summary)) expect(counts).toMatch(new RegExp(`${verdict}\\s+${count}\\b`));
 
-    const apiCsv = await (await api(`/v1/email-verify/lists/${id}/results?format=csv`)).text();
+    // The downloads are the API's full form, byte for byte: the byte-order mark kept (Excel on Windows reads accents by it).
+    const apiCsv = Buffer.from(await (await api(`/v1/email-verify/lists/${id}/results?format=csv&columns=full`)).arrayBuffer());
     const all = await download('Download all');
-    expect(all).toBe(apiCsv);
+    expect(all.equals(apiCsv), 'Download all is the API’s file').toBe(true);
+    expect([...all.subarray(0, 3)], 'a UTF-8 byte-order mark').toEqual([0xef, 0xbb, 0xbf]);
     const [header, ...rows] = records(all);
-    expect(header).toEqual([...file.header, 'verdict', 'score', 'reason', 'did_you_mean']);
-    expect(rows.map((row) => row.slice(0, 6))).toEqual(file.rows.map((row) => row.cells));
+    expect(header).toEqual([...file.header, ...FULL_RESULT_COLUMNS]);
+    expect(rows.map((row) => row.slice(0, 6))).toEqual(file.rows.map((row) => row.cells.map(neutraliseCell)));
     expect(rows.map((row) => row[6])).toEqual(file.rows.map((row) => row.verdict));
+    expect(rows.map((row) => row[10])).toEqual(file.rows.map((row) => ACTIONS[row.verdict]));
+    expect(rows.at(-1)?.[11], 'the repeated address is flagged').toContain('duplicate');
     for (const verdict of ['deliverable', 'risky', 'undeliverable'] as const) {
-      const got = records(await download(`Download ${verdict}`));
-      expect(got, verdict).toEqual([header, ...rows.filter((row) => row[6] === verdict)]);
+      const saved = await download(`Download ${verdict}`);
+      expect([...saved.subarray(0, 3)], verdict).toEqual([0xef, 0xbb, 0xbf]);
+      expect(records(saved), verdict).toEqual([header, ...rows.filter((row) => row[6] === verdict)]);
+    }
+
+    // The legend: each verdict's share, each reason's count with its sentence.
+    const verified = deliverable + risky + undeliverable;
+    for (const [verdict, count] of Object.entries(list.summary)) {
+      const share = `${((count * 100) / verified).toFixed(1)} %`;
+      expect(counts).toContain(`${count} (${share})`);
+      await page
+        .getByRole('region', { name: /^Verdicts: share/ })
+        .getByRole('row', { name: new RegExp(`^${verdict} ${count} ${share.replace('.', '\\.')} `) })
+        .waitFor();
+    }
+    const reasons = new Map<string, number>();
+    for (const row of rows) if (row[8] !== undefined && row[8] !== '') reasons.set(row[8], (reasons.get(row[8]) ?? 0) + 1);
+    expect(reasons.size).toBeGreaterThan(1);
+    const reasonTable = page.getByRole('region', { name: 'Reasons, most frequent first' });
+    for (const [reason, count] of reasons) {
+      const cells = await reasonTable
+        .getByRole('row', { name: new RegExp(`^${reason} `) })
+        .getByRole('cell')
+        .allTextContents();
+      expect(cells[0], reason).toBe(String(count));
+      expect(cells[2], reason).toBe(reasonSentence(reason));
     }
     expect(serious(await axe(page, 'list-results'))).toEqual([]);
-    await screenshots(page, 'list-results');
+    await screenshots(page, 'list-day-results');
   });
 
   it('lists the key’s lists: reopens one by its name, cancels a running one with Cancel', async () => {
@@ -120,8 +161,19 @@ describe('the console: lists', () => {
     await page.getByRole('link', { name: 'Lists' }).click();
 
     const running = page.getByRole('row', { name: /^slow\b/ });
-    await running.getByRole('button', { name: 'Cancel' }).click();
     const slowId = listPage.parse(await (await api('/v1/email-verify/lists')).json()).lists[0]?.id;
+    // Cancel asks first; declining (the focused choice) leaves the list running.
+    await running.getByRole('button', { name: 'Cancel' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Cancel “slow”?' });
+    await dialog.waitFor();
+    await dialog.getByText('never be verified nor billed').waitFor();
+    expect(serious(await axe(page, 'cancel-confirm'))).toEqual([]);
+    await page.keyboard.press('Enter');
+    await dialog.waitFor({ state: 'detached' });
+    await sleep(500);
+    expect(listObject.parse(await (await api(`/v1/email-verify/lists/${slowId}`)).json()).status).not.toBe('cancelled');
+    await running.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.getByRole('button', { name: 'Cancel list' }).click();
     await expect
       .poll(async () => listObject.parse(await (await api(`/v1/email-verify/lists/${slowId}`)).json()).status, { timeout: 10_000 })
       .toBe('cancelled');
@@ -130,6 +182,23 @@ describe('the console: lists', () => {
     expect(serious(await axe(page, 'lists-history'))).toEqual([]);
     await screenshots(page, 'lists-history');
 
+    // The cancelled list's file keeps every uploaded row: those never verified say not_verified.
+    await page.getByRole('link', { name: 'slow', exact: true }).click();
+    const [header, ...rows] = records(await download('Download all'));
+    expect(header?.slice(0, 6)).toEqual(['email', 'name', 'verdict', 'score', 'reason', 'did_you_mean']);
+    expect(rows.map((row) => row[0])).toEqual(Array.from({ length: 40 }, (_, i) => `wait${i}@slow.test`));
+    const unverified = rows.filter((row) => row[2] === '');
+    expect(unverified.length).toBeGreaterThan(0);
+    expect(unverified.every((row) => row[4] === 'not_verified')).toBe(true);
+    const cells = await page
+      .getByRole('region', { name: 'Reasons, most frequent first' })
+      .getByRole('row', { name: /^not_verified / })
+      .getByRole('cell')
+      .allTextContents();
+    expect(cells[0]).toBe(String(unverified.length));
+    expect(cells[2]).toBe(reasonSentence('not_verified'));
+
+    await page.getByRole('link', { name: 'Lists' }).click();
     await page.getByRole('link', { name: LIST_NAME, exact: true }).click();
     await page.getByRole('img', { name: /^Verdicts/ }).waitFor();
     expect(rig.problems).toEqual([]);

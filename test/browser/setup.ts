@@ -25,8 +25,11 @@ export async function startConsoleRig(
   known: string[],
   hosts: { shop: string; catch: string; slow: string },
   env: Record<string, string> = {},
+  /** More mail domains of the rig (a greylisting one, say). */
+  extra: Parameters<typeof startMultiRig>[0] = {},
 ): Promise<ConsoleRig> {
   const rig: MultiRig = await startMultiRig({
+    ...extra,
     // One RCPT at a time, 60 ms each: a list of a few hundred runs for seconds, long enough to watch.
     'shop.test': { host: hosts.shop, users: known, pipelining: false, replyDelayMs: 60 },
     'catch.test': { host: hosts.catch, catchAll: true },

@@ -101,7 +101,7 @@ async function collectAnswers(): Promise<void> {
   answers.set('matrix hello', (await json(main, '/v1/qr/qr?data=hello&format=json', { key }, 200)).json());
   answers.set('wifi svg', (await json(main, '/v1/qr/wifi?ssid=Home&password=correct-horse', { key }, 200)).text);
   answers.set('wifi matrix', (await json(main, '/v1/qr/wifi?ssid=Home&password=correct-horse&format=json', { key }, 200)).json());
-  const qr = await connect({ ...main, prefix: '', revokedKey: '' }, 'qr');
+  const qr = await connect({ ...main, prefix: '', revokedKey: '', metricsUrl: '' }, 'qr');
   answers.set('tool qr_generate hello', await qr.callTool('qr_generate', { data: 'hello' }));
   await qr.close();
 
@@ -127,6 +127,21 @@ async function collectAnswers(): Promise<void> {
   answers.set('list results running', (await json(main, `${LISTS}/${running.id}/results`, { key }, 200)).json());
   answers.set('list cancelled', (await json(main, `${LISTS}/${running.id}`, { key, method: 'DELETE' }, 200)).json());
   answers.set('usage', (await json(main, '/v1/usage', { key }, 200)).json());
+  const feedbackRequest = operation('reportFeedback').requestBody!.content['application/json']!.example;
+  answers.set('feedback', (await json(main, '/v1/email-verify/feedback', post(feedbackRequest), 200)).json());
+  answers.set(
+    'feedback webhook',
+    (
+      await json(
+        main,
+        '/v1/email-verify/feedback/postmark',
+        post({ RecordType: 'Delivery', Recipient: 'bob@example.com', DeliveredAt: '2026-11-20T10:00:00Z' }),
+        200,
+      )
+    ).json(),
+  );
+  await json(main, '/v1/email-verify/verify?email=ann%40example.com', { key }, 200);
+  answers.set('history', (await json(main, '/v1/email-verify/history?email=ann%40example.com', { key }, 200)).json());
 
   // Refusals, each as the example that shows it was caused.
   const refusals: Array<[string, string, RequestInit & { key?: string | null }, number]> = [
@@ -162,6 +177,10 @@ async function collectAnswers(): Promise<void> {
     ['listLists', `${LISTS}?limit=0`, { key }, 400],
     ['getListResults', `${LISTS}/lst_5f0c3a9d8e7b6a5f4e3d2c1b/results?format=xml`, { key }, 400],
     ['getList', `${LISTS}/lst_5f0c3a9d8e7b6a5f4e3d2c1b`, { key }, 404],
+    ['reportFeedback', '/v1/email-verify/feedback', post({ events: [] }), 400],
+    ['reportFeedbackWebhook', '/v1/email-verify/feedback/sendgrid', post({ email: 'ann@example.com' }), 400],
+    ['reportFeedbackWebhook', '/v1/email-verify/feedback/sparkpost', post([]), 404],
+    ['getAddressHistory', '/v1/email-verify/history?email=nope', { key }, 400],
   ];
   for (const [operationId, path, init, status] of refusals) recordError(operationId, (await json(main, path, init, status)).json());
   // Three lists running: a fourth is refused.
@@ -232,6 +251,9 @@ const SUCCESS: Record<string, string> = {
   'getListResults application/json': 'list results running',
   'getListResults text/csv': 'list results csv',
   'getUsage application/json': 'usage',
+  'reportFeedback application/json': 'feedback',
+  'reportFeedbackWebhook application/json': 'feedback webhook',
+  'getAddressHistory application/json': 'history',
 };
 
 function successProblems(example: unknown, answerKey: string): string[] {
@@ -283,10 +305,13 @@ function classify(block: Record<string, unknown>): string | undefined {
   const byKeys: Record<string, string> = {
     'count,results,summary': 'batch',
     'checks,email,reason,score,verdict': 'single',
+    'checks,email,probability,reason,score,verdict': 'single',
     'ecc,margin,modules,size,version': 'matrix hello',
-    'operations,period,totalCostUsd': 'usage',
+    'allowances,operations,period,totalCostUsd': 'usage',
     'count,id,pending,results,status': 'list results running',
     '_meta,content,structuredContent': 'tool qr_generate hello',
+    'email,events,verifications': 'history',
+    'accepted,ignored': 'feedback',
   };
   if (byKeys[keys] !== undefined) return byKeys[keys];
   if ('distinct' in block && 'processed' in block)

@@ -76,6 +76,18 @@ async function swaggerConfig(): Promise<{ plugins: unknown[]; logo: string | und
 }
 
 describe('the docs page is this product’s', () => {
+  it('sends the console’s security headers: a strict CSP that forbids framing, nosniff, no referrer', async () => {
+    for (const path of ['/docs', '/docs/', '/docs/static/swagger-initializer.js', '/docs/json']) {
+      const response = await call(server, path);
+      const csp = response.headers.get('content-security-policy') ?? '';
+      expect(csp, path).toContain("frame-ancestors 'none'");
+      expect(csp, path).toContain("script-src 'self'");
+      expect(csp, path).not.toContain('unsafe-inline');
+      expect(response.headers.get('x-content-type-options'), path).toBe('nosniff');
+      expect(response.headers.get('referrer-policy'), path).toBe('no-referrer');
+    }
+  });
+
   it('has the product’s title and favicon, not Swagger’s', async () => {
     const page = await call(server, '/docs/');
     expect(page.status).toBe(200);

@@ -45,8 +45,20 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
 
     const usage = (await call(server, '/v1/usage', { key: server.key })).json() as Usage;
     expect(usage.period).toBe(new Date().toISOString().slice(0, 7));
-    expect(usage.operations['qr.generate']).toEqual({ calls: 3, billableCalls: 1, freeRemaining: 0, costUsd: '0.0005' });
-    expect(usage.operations['email-verify.batch']).toEqual({ calls: 0, billableCalls: 0, freeRemaining: 10, costUsd: '0' });
+    expect(usage.operations['qr.generate']).toMatchObject({
+      calls: 3,
+      billableCalls: 1,
+      freeRemaining: 0,
+      costUsd: '0.0005',
+      priceUsd: '0.0005',
+    });
+    expect(usage.operations['email-verify.batch']).toMatchObject({
+      calls: 0,
+      billableCalls: 0,
+      freeRemaining: 10,
+      costUsd: '0',
+      priceUsd: '0.15',
+    });
     expect(Object.keys(usage.operations).sort()).toEqual([
       'email-verify.batch',
       'email-verify.list',

@@ -14,7 +14,7 @@ describe('Prometheus metrics', () => {
   afterAll(async () => server.close());
 
   it('exposes request latency by method, route pattern and status, and calls and cost by operation', async () => {
-    const response = await call(server, '/metrics');
+    const response = await call({ baseUrl: server.metricsUrl }, '/metrics');
     expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = response.text;
     expect(text).toMatch(/http_request_duration_seconds_bucket\{le="0.005",[^}]*method="GET",route="\/v1\/qr\/qr",status_code="200"/);
@@ -27,7 +27,7 @@ describe('Prometheus metrics', () => {
   });
 
   it('never labels with a raw path, a key or query data', async () => {
-    const text = (await call(server, '/metrics')).text;
+    const text = (await call({ baseUrl: server.metricsUrl }, '/metrics')).text;
     expect(text).toContain('route="unmatched"');
     expect(text).not.toContain('/no/such');
     expect(text).not.toContain(server.key);

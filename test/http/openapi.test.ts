@@ -68,6 +68,9 @@ describe('OpenAPI and docs', () => {
     expect(spec.servers).toEqual([expect.objectContaining({ url: '/' })]);
     expect(spec.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(Object.keys(spec.paths).sort()).toEqual([
+      '/v1/email-verify/feedback',
+      '/v1/email-verify/feedback/{source}',
+      '/v1/email-verify/history',
       '/v1/email-verify/lists',
       '/v1/email-verify/lists/{id}',
       '/v1/email-verify/lists/{id}/results',
@@ -83,15 +86,21 @@ describe('OpenAPI and docs', () => {
       'createList',
       'generateQrCode',
       'generateWifiQrCode',
+      'getAddressHistory',
       'getList',
       'getListResults',
       'getUsage',
       'listLists',
+      'reportFeedback',
+      'reportFeedbackWebhook',
       'verifyEmail',
       'verifyEmailBatch',
     ]);
+    expect(spec.components.securitySchemes.basicAuth).toMatchObject({ type: 'http', scheme: 'basic' });
     for (const op of operations) {
-      expect(op.security).toEqual([{ bearerAuth: [] }]);
+      // The feedback webhooks also take the key as a Basic password (what sending services can send).
+      const webhook = op.operationId === 'reportFeedback' || op.operationId === 'reportFeedbackWebhook';
+      expect(op.security).toEqual(webhook ? [{ bearerAuth: [] }, { basicAuth: [] }] : [{ bearerAuth: [] }]);
       for (const tag of op.tags ?? []) expect(spec.tags.find((known) => known.name === tag)?.description).toBeTruthy();
     }
   });
@@ -158,6 +167,9 @@ describe('OpenAPI and docs', () => {
       ['/v1/email-verify/lists/{id}', 'get', ['401', '404', '405', '431', '500', '503']],
       ['/v1/email-verify/lists/{id}/results', 'get', ['400', '401', '404', '405', '431', '500', '503']],
       ['/v1/email-verify/lists/{id}', 'delete', ['401', '404', '405', '431', '500', '503']],
+      ['/v1/email-verify/feedback', 'post', ['400', '401', '405', '429', '431', '500', '503']],
+      ['/v1/email-verify/feedback/{source}', 'post', ['400', '401', '404', '405', '429', '431', '500', '503']],
+      ['/v1/email-verify/history', 'get', ['400', '401', '405', '431', '500', '503']],
     ];
     for (const [path, method, errors] of routes) {
       const responses = operation(path, method).responses;
@@ -207,9 +219,14 @@ describe('OpenAPI and docs', () => {
     );
   });
 
-  it('lists: uploads as JSON or CSV, results as JSON or CSV, the list object by name', () => {
+  it('lists: uploads as JSON, CSV or a workbook, results as JSON or CSV, the list object by name', () => {
     const create = operation('/v1/email-verify/lists', 'post');
-    expect(Object.keys(create.requestBody!.content).sort()).toEqual(['application/csv', 'application/json', 'text/csv']);
+    expect(Object.keys(create.requestBody!.content).sort()).toEqual([
+      'application/csv',
+      'application/json',
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      'text/csv',
+    ]);
     expect(create.requestBody!.content['text/csv']!.schema.type).toBe('string');
     expect(create.requestBody!.content['application/json']!.schema.properties.emails).toMatchObject({ minItems: 1, maxItems: 100000 });
     expect(create.responses['202']!.content['application/json']!.schema).toEqual({ $ref: '#/components/schemas/List' });

@@ -42,7 +42,7 @@ const usageOf = async (server: TestServer) =>
   ((await call(server, '/v1/usage', { key: server.key })).json() as Usage).operations['email-verify.batch'];
 
 async function clientGoneCount(server: TestServer): Promise<number> {
-  const text = (await call(server, '/metrics')).text;
+  const text = (await call({ baseUrl: server.metricsUrl }, '/metrics')).text;
   const line = text
     .split('\n')
     .find((candidate) => /^api_calls_total\{.*operation="email-verify.batch".*outcome="client_gone"/.test(candidate));
@@ -86,7 +86,8 @@ async function toolCallerLeaves(expect: ExpectStatic, mode: Mode): Promise<void>
 
   const closing = await connect(server, 'email-verify');
   const closed = closing.callTool('email-verify_verify-batch', { emails: USERS });
-  await new Promise((resolve) => setTimeout(resolve, LEAVE_AFTER_MS));
+  // The client closes while its job is in its mail session (2.4 s long).
+  await expect.poll(() => rig.smtp.connections, { timeout: 10_000, interval: 20 }).toBeGreaterThanOrEqual(connectionsBefore + 2);
   await closing.close();
   await expect(closed).rejects.toThrow();
   await jobsEnded(expect, rig, connectionsBefore + 2);

@@ -25,7 +25,7 @@ function expectContractError(response: RawResponse, status: number, code: string
 }
 
 async function jobsRun(server: TestServer): Promise<number> {
-  const metrics = (await call(server, '/metrics')).text;
+  const metrics = (await call({ baseUrl: server.metricsUrl }, '/metrics')).text;
   return metrics
     .split('\n')
     .filter((line) => line.startsWith('job_wait_seconds_count'))

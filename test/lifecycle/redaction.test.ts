@@ -123,7 +123,7 @@ describe('embedded mode (npm start)', () => {
       const output = gateway.output();
       // Not vacuous: the requests were logged, with their URLs.
       expect(output).toContain('"url":"/v1/email-verify/verify?[redacted]"');
-      expect(output).toContain('"url":"/v1/qr/qr?data=hello&api_key=[redacted]"');
+      expect(output).toContain('"url":"/v1/qr/qr?data=[redacted:5c:2cf24dba5fb0]&api_key=[redacted]"');
       expect(output).toContain('"url":"/v1/qr/wifi?ssid=home&password=[redacted]"');
       expectNothingSecret(output, key);
     },

@@ -169,10 +169,27 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     expect(done).toMatchObject({ processed: 251, costUsd: '0.3', summary: { deliverable: 0, risky: 0, undeliverable: 251 } });
     const usage = (await call(server, '/v1/usage', { key })).json() as {
       operations: Record<string, { calls: number; billableCalls: number; freeRemaining: number; costUsd: string }>;
+      allowances: unknown[];
       totalCostUsd: string;
     };
-    expect(usage.operations['email-verify.list']).toEqual({ calls: 3, billableCalls: 2, freeRemaining: 0, costUsd: '0.3' });
-    expect(usage.operations['email-verify.batch']).toMatchObject({ calls: 0, freeRemaining: 0 });
+    // In addresses, with the units of 100 they were billed in, the unit price and the allowance drawn on.
+    expect(usage.operations['email-verify.list']).toEqual({
+      calls: 3,
+      billableCalls: 2,
+      freeRemaining: 0,
+      costUsd: '0.3',
+      priceUsd: '0.15',
+      allowanceFrom: 'email-verify.batch',
+      addresses: 250,
+    });
+    expect(usage.operations['email-verify.batch']).toMatchObject({ calls: 0, freeRemaining: 0, priceUsd: '0.15' });
+    expect(usage.allowances).toContainEqual({
+      operations: ['email-verify.batch', 'email-verify.list'],
+      allowance: 1,
+      used: 3,
+      remaining: 0,
+    });
+    expect(usage.allowances).toHaveLength(4); // the batch allowance once, for batches and lists
     expect(usage.totalCostUsd).toBe('0.3');
     // The allowance is used up by the list: the next batch costs its price.
     const batch = await postBatch(server, key, ['broken']);
@@ -283,6 +300,18 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     ).toEqual([]);
     const after = await getList(server, key, list.id);
     expect(after).toMatchObject({ status: 'cancelled', processed: WORK_CHUNK_SIZE, costUsd: '0' });
+    // The cancelled list's file keeps every input row: those never probed are not_verified (JSON: verdict null).
+    const kept = await call(server, `/v1/email-verify/lists/${list.id}/results`, { key });
+    expect(kept.headers.get('x-list-pending')).toBe('0');
+    const keptBody = kept.json() as { pending: number; results: Array<{ email: string; verdict: string | null; reason: string }> };
+    expect(keptBody.pending).toBe(0);
+    expect(keptBody.results.map((result) => result.email)).toEqual(emails);
+    expect(keptBody.results.filter((result) => result.verdict === null && result.reason === 'not_verified')).toHaveLength(300);
+    const csvRows: string[][] = parse((await call(server, `/v1/email-verify/lists/${list.id}/results?format=csv`, { key })).text, {
+      bom: true,
+    });
+    expect(csvRows).toHaveLength(1 + emails.length);
+    expect(csvRows[2]).toEqual([`c${mode}0@slow.test`, '', '', 'not_verified', '']);
     const usage = (await call(server, '/v1/usage', { key })).json() as { operations: Record<string, { calls: number }> };
     expect(usage.operations['email-verify.list']?.calls).toBe(1); // the fast chunk's unit, inside the allowance
     await expect

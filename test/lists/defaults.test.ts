@@ -10,8 +10,8 @@ import { loadConfig } from '@svc/config';
 describe('list defaults', () => {
   const config = loadConfig({});
 
-  it('retries greylisted addresses after 1, 5 and 15 minutes and keeps a list 7 days after it ends', () => {
-    expect(config.LIST_RETRY_DELAYS_S).toEqual([60, 300, 900]);
+  it("retries greylisted addresses after 1, 5 and 4 minutes (postgrey's 5 resolve within 10) and keeps a list 7 days after it ends", () => {
+    expect(config.LIST_RETRY_DELAYS_S).toEqual([60, 300, 240]);
     expect(config.LIST_RETENTION_DAYS).toBe(7);
   });
 

@@ -10,6 +10,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../support/servers.ts';
+import { neutraliseCell } from '@svc/contracts';
 import { EXPORTS, EXPORT_DOMAIN, EXPORT_USERS, paddedRows, type Export } from './exports.ts';
 import { startListServer, startMultiRig, waitForStatus, type ListObjectBody, type ListServer, type MultiRig } from './harness.ts';
 
@@ -54,7 +55,7 @@ describe('uploads of real-shaped exports', () => {
     expect(
       rows.map((row) => row.slice(0, file.rows[0]!.length)),
       'every row, decoded, in order',
-    ).toEqual(paddedRows(file));
+    ).toEqual(paddedRows(file).map((row) => row.map(neutraliseCell))); // a phone's `+1 ...` comes back as `'+1 ...`: never run as a formula
     expect(rows.map((row) => row[file.rows[0]!.length])).toEqual(file.verdicts);
     for (const [i, row] of rows.entries())
       if (file.verdicts[i] === '') expect(row.slice(file.rows[0]!.length), 'no address: empty result columns').toEqual(['', '', '', '']);

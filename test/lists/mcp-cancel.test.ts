@@ -29,7 +29,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
   let server: ListServer;
   const agents: Connected[] = [];
   const agentFor = async (key: string) => {
-    const agent = await connect({ ...server, prefix: '', revokedKey: '' }, 'email-verify', key);
+    const agent = await connect({ ...server, prefix: '', revokedKey: '', metricsUrl: '' }, 'email-verify', key);
     agents.push(agent);
     return agent;
   };

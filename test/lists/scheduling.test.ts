@@ -45,9 +45,10 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
     const alone = await timedBatch(server, batchOf('alone'));
 
     const emails = Array.from({ length: 600 }, (_, i) => `member-${mode}-${i}@busy.test`);
+    const answeredBefore = busy.rcptAnswered;
     const list = (await createList(server, server.key, { emails })).json() as ListObjectBody;
-    await expect.poll(() => busy.open, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
-    await new Promise((resolve) => setTimeout(resolve, 500)); // well into a list session
+    // Well into a list session: its recipients are being asked.
+    await expect.poll(() => busy.open > 0 && busy.rcptAnswered > answeredBefore, { timeout: 10_000, interval: 20 }).toBe(true);
 
     const during = await timedBatch(server, batchOf('during'));
     const state = await getList(server, server.key, list.id);

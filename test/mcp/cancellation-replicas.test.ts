@@ -50,7 +50,7 @@ async function clientBehindBalancer(): Promise<Client> {
 }
 
 async function clientGone(server: TestServer): Promise<number> {
-  const line = (await call(server, '/metrics')).text
+  const line = (await call({ baseUrl: server.metricsUrl }, '/metrics')).text
     .split('\n')
     .find((candidate) => /^api_calls_total\{.*operation="email-verify.batch".*outcome="client_gone"/.test(candidate));
   return line === undefined ? 0 : Number(line.split(' ').at(-1));

@@ -21,7 +21,7 @@ import { Job } from 'kubernetes-models/batch/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
-import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1';
+import { ScaledObject, TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1';
 import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 
 type Obj = {
@@ -54,6 +54,7 @@ const MODELS: Record<string, new (value: never) => { validate(): void }> = {
   PodDisruptionBudget,
   NetworkPolicy,
   ScaledObject,
+  TriggerAuthentication,
   ServiceMonitor,
   PrometheusRule,
 };

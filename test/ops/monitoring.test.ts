@@ -38,10 +38,14 @@ const EXPECTED_ZERO: Record<string, string> = {
   'max by (queue) (queue_oldest_job_age_seconds)': 'the queues have drained',
   'sum by (queue) (worker_active_jobs)': 'no job is running any more',
   'sum(smtp_sessions_open)': 'every SMTP session has ended',
+  // The scrape itself is no longer one: /metrics has a listener of its own (GATEWAY_METRICS_PORT).
+  'sum by (instance) (gateway_inflight_requests)': 'every call has been answered, and the scrape is not an API request',
   'sum(rate(private_address_refusals_total[5m]))': 'the mail rig is on loopback and the verifier is told to allow it',
   'sum by (egress, provider) (increase(verify_egress_blocks_total[30m])) or on() vector(0)': 'no mail server refused the egress by name',
   'sum by (provider) (increase(verify_egress_blocks_total[30m])) or on() vector(0)': 'no mail server refused the egress by name',
   'max by (egress) (verify_egress_set_aside)': 'no egress was refused, so none is set aside',
+  'sum by (provider, egress) (increase(verify_throttled_total[30m])) or on() vector(0)': 'the mail rig throttles no one',
+  'max by (provider, egress) (verify_provider_backoff_seconds) or on() vector(0)': 'no provider throttled, so no back-off',
 };
 const EITHER: Record<string, string> = {
   redis_memory_max_bytes: 'the shared test Redis may run without a maxmemory (0)',
@@ -69,6 +73,7 @@ const ALERT_EXPECTATIONS: Record<string, { fires: Record<string, string> } | 'si
   VerifyResolverUntrusted: 'silent',
   VerifyEgressClosed: 'silent',
   VerifyEgressBlocklisted: 'silent',
+  VerifyProviderThrottled: 'silent',
   // The shared test Redis may or may not have a maxmemory set, and how full it is is not ours.
   RedisMemoryHigh: { either: 'depends on the shared test Redis' },
 };
@@ -109,7 +114,7 @@ describe('dashboards and alerts against a live Prometheus', () => {
     redis.disconnect();
     rig = await startMailRig('ops.test', '127.0.0.41', ['ann@ops.test', 'bob@ops.test']);
 
-    const [gatewayPort, qrPort, verifyPort] = await Promise.all([freePort(), freePort(), freePort()]);
+    const [gatewayPort, gatewayMetricsPort, qrPort, verifyPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
     gateway = `http://127.0.0.1:${gatewayPort}`;
     const common = { REDIS_URL: redisUrl, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn' };
     verifyWorker = startService('services/verify-worker/src/main.ts', {
@@ -125,6 +130,7 @@ describe('dashboards and alerts against a live Prometheus', () => {
       startService('services/gateway/src/main.ts', {
         ...common,
         PORT: String(gatewayPort),
+        GATEWAY_METRICS_PORT: String(gatewayMetricsPort),
         HOST: '127.0.0.1',
         // Short, so that a stalled worker makes a call miss it quickly.
         REQUEST_DEADLINE_MS: '2500',
@@ -136,7 +142,7 @@ describe('dashboards and alerts against a live Prometheus', () => {
     const exporter = await startRedisExporter(redisUrl);
     services.push(exporter.service);
     const targets: Record<string, string> = {
-      gateway: `127.0.0.1:${gatewayPort}`,
+      gateway: `127.0.0.1:${gatewayMetricsPort}`,
       'qr-worker': `127.0.0.1:${qrPort}`,
       'verify-worker': `127.0.0.1:${verifyPort}`,
       redis: exporter.target,

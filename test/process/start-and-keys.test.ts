@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dropPrefix, freePort, scanSvg, spawnNode, stopProcessTree, testRedisUrl, uniquePrefix, childEnv } from '@svc/testkit';
 import { call, startServer } from '../support/servers.ts';
+import { consoleUrl } from '../../scripts/console-url.ts';
 
 const run = promisify(execFile);
 const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
@@ -26,7 +27,7 @@ describe('npm start (embedded mode, nothing configured)', () => {
     expect(scripts.keys).toBe('node --import tsx services/gateway/src/keys-cli.ts');
   });
 
-  it('prints a development key once and serves a scannable QR code with it', async () => {
+  it('prints a development key once and the console address, and serves a scannable QR code with it', async () => {
     // Below the kernel's ephemeral range and free: a random port up there can be a live
     // connection's, and the product then exits on EADDRINUSE before printing its key.
     const port = await freePort();
@@ -43,6 +44,10 @@ describe('npm start (embedded mode, nothing configured)', () => {
       });
     const key = /sk_[A-Za-z0-9]{32}/.exec(output)![0];
     expect(output.match(/sk_[A-Za-z0-9]{32}/g)).toHaveLength(1);
+    // And where the console is, beside the key (the key itself never in a URL).
+    await expect.poll(() => output, { timeout: 5_000 }).toContain(`Web console: http://127.0.0.1:${port}/app (sign in with the key above)`);
+    expect(consoleUrl('http://0.0.0.0:3000')).toBe('http://localhost:3000/app');
+    expect(consoleUrl('http://[::1]:3000')).toBe('http://[::1]:3000/app');
 
     const response = await call({ baseUrl: `http://127.0.0.1:${port}` }, '/v1/qr/qr?data=https%3A%2F%2Fexample.com', { key });
     expect(response.status).toBe(200);

@@ -11,13 +11,18 @@ import { buildDistributedGateway } from '@svc/gateway/distributed';
 import { qrJobHandler } from '@svc/qr-worker';
 import type { FastifyInstance } from 'fastify';
 import { createVerifyHandler } from '@svc/verify-worker';
+import { redisFeedback } from '@svc/feedback/redis';
+import { Redis } from 'ioredis';
 import { buildEmbedded, defaultHandlers } from '../../scripts/embedded.ts';
+import { expectChargesRecorded, forgetServer, noteAnswer } from './charge-guard.ts';
 
 export type Mode = 'embedded' | 'distributed';
 
 export interface TestServer {
   mode: Mode;
   baseUrl: string;
+  /** Where its /metrics answers (GATEWAY_METRICS_PORT; never the API port). */
+  metricsUrl: string;
   prefix: string;
   /** A valid key, and one that was issued and then revoked. */
   key: string;
@@ -42,6 +47,7 @@ const BASE_ENV = { LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1' };
 
 interface Parts {
   app: FastifyInstance;
+  metrics: FastifyInstance;
   keys: KeyStore;
   close: () => Promise<void>;
 }
@@ -52,6 +58,7 @@ async function embeddedParts(options: ServerOptions, key: string, revokedKey: st
   await embedded.keys.revoke('API_KEYS[1]');
   return {
     app: embedded.gateway.app,
+    metrics: embedded.gateway.metrics,
     keys: embedded.keys,
     close: async () => {
       await embedded.gateway.app.close();
@@ -68,18 +75,23 @@ async function distributedParts(options: ServerOptions, key: string, revokedKey:
   await built.keys.create('test', key);
   await built.keys.create('revoked', revokedKey);
   await built.keys.revoke('revoked');
+  // The verify worker reads the feedback the gateway's doors write (Redis), as a deployed one does.
+  const feedbackRedis = new Redis(url, { maxRetriesPerRequest: 1 });
+  const feedback = redisFeedback(feedbackRedis, prefix, config);
   const workers: Worker[] =
     options.workers === false
       ? []
-      : (options.handlers ?? [qrJobHandler, createVerifyHandler({ config })]).map((handler) =>
+      : (options.handlers ?? [qrJobHandler, createVerifyHandler({ config, feedback })]).map((handler) =>
           startBullWorker(handler, { redis: url, redisPrefix: prefix, concurrency: 4 }),
         );
   return {
     app: built.gateway.app,
+    metrics: built.gateway.metrics,
     keys: built.keys,
     close: async () => {
       await built.gateway.app.close();
       await Promise.all(workers.map((worker) => worker.close()));
+      feedbackRedis.disconnect();
       for (const close of built.closers) await close();
       if (options.prefix === undefined) await dropPrefix(url, prefix);
     },
@@ -93,7 +105,17 @@ export async function startServer(mode: Mode, options: ServerOptions = {}): Prom
   const parts =
     mode === 'embedded' ? await embeddedParts(options, key, revokedKey) : await distributedParts(options, key, revokedKey, prefix);
   const baseUrl = await parts.app.listen({ port: 0, host: '127.0.0.1' });
-  return { mode, baseUrl, prefix, key, revokedKey, keys: parts.keys, close: parts.close };
+  const metricsUrl = await parts.metrics.listen({ port: 0, host: '127.0.0.1' });
+  // Before it closes: every 2xx of a per-call operation seen by call() is in the meter (charge-guard.ts).
+  const close = async () => {
+    try {
+      await expectChargesRecorded(baseUrl);
+    } finally {
+      forgetServer(baseUrl);
+      await parts.close();
+    }
+  };
+  return { mode, baseUrl, metricsUrl, prefix, key, revokedKey, keys: parts.keys, close };
 }
 
 export async function call(
@@ -105,6 +127,8 @@ export async function call(
   if (init.key !== null && init.key !== undefined) headers.set('authorization', `Bearer ${init.key}`);
   const response = await fetch(`${server.baseUrl}${path}`, { ...init, headers });
   const text = await response.text();
+  // A 2xx of an operation billed per call that was never charged fails here (charge-guard.ts).
+  noteAnswer(server.baseUrl, init.method ?? 'GET', path, init.key ?? undefined, response.status, response.headers);
   return { status: response.status, headers: response.headers, text, json: (): unknown => JSON.parse(text) };
 }
 

@@ -10,7 +10,7 @@
  */
 import { ApiError, LIST_BODY_LIMIT_BYTES, MAX_LIST_ADDRESSES, dedupKey } from '@svc/contracts/rules';
 import { SAMPLE_ROWS, detectColumn, looksLikeAddress, type DetectedColumn } from '@svc/lists/columns';
-import { costOf, listUnits } from '@svc/metering/billing';
+import { costOf, listCharge, listUnits } from '@svc/metering/billing';
 import Papa from 'papaparse';
 
 export const MAX_BYTES = LIST_BODY_LIMIT_BYTES;
@@ -55,7 +55,25 @@ export async function readCsvFile(file: File): Promise<ReadFile> {
     throw new FileProblem('This is not a text file: export your contacts as CSV (comma, semicolon or tab separated) and choose that.');
   const body = text.replace(/^\ufeff/, '').replace(/^sep=.\r?\n/i, '');
   const parsed = Papa.parse<string[]>(body, { skipEmptyLines: 'greedy', delimitersToGuess: [',', ';', '\t', '|'] });
-  const all = parsed.data.filter((row) => Array.isArray(row));
+  return readRows(
+    parsed.data.filter((row) => Array.isArray(row)),
+    encoding,
+  );
+}
+
+/** The headers a refusal lists: the first row's non-empty cells, as many as fit a sentence. */
+function headersSeen(first: string[]): string {
+  const names = first.map((cell) => cell.trim()).filter((cell) => cell !== '');
+  if (names.length === 0) return 'the first row is empty';
+  const shown = names.slice(0, 12).map((name) => (name.length > 40 ? `${name.slice(0, 39)}…` : name));
+  return `columns found: ${shown.join(', ')}${names.length > shown.length ? `, and ${names.length - shown.length} more` : ''}`;
+}
+
+/**
+ * The rows of a file (a CSV's or a workbook's first sheet), read as the service reads them: the
+ * address column by the service's rule, the header row, the other rows kept.
+ */
+export function readRows(all: string[][], encoding: string): ReadFile {
   const first = all[0];
   if (first === undefined) throw new FileProblem('This file has no rows: choose a CSV file with a column of email addresses.');
   // The service's rule sees what its reader sees: the first row and the next SAMPLE_ROWS.
@@ -63,10 +81,10 @@ export async function readCsvFile(file: File): Promise<ReadFile> {
   try {
     choice = detectColumn(first, all.slice(1, SAMPLE_ROWS + 1));
   } catch (error) {
-    // The rule's one refusal, said in the console's words (there is no `?column=` here to point to).
+    // The rule's one refusal, said in the console's words (there is no `?column=` here to point to), with what was seen.
     if (error instanceof ApiError)
       throw new FileProblem(
-        'No column of this file holds email addresses: check that you exported the address column, then choose the file again.',
+        `No column of this file holds email addresses (${headersSeen(first)}): check that you exported the address column, then choose the file again.`,
       );
     throw error;
   }
@@ -104,7 +122,25 @@ export function countAddresses(rows: string[][], column: number): { addresses: n
  * `$` and the amount, in dollars and cents: what the distinct addresses cost once processed, by the
  * service's billing rule (a unit per started 100, each at the list operation's price).
  */
-export const priceOf = (distinct: number): string => `$${(costOf('email-verify.list', listUnits(distinct)) / 1_000_000).toFixed(2)}`;
+const dollars = (microUsd: number): string => `$${(microUsd / 1_000_000).toFixed(2)}`;
+
+export const priceOf = (distinct: number): string => dollars(costOf('email-verify.list', listUnits(distinct)));
+
+/**
+ * What this list will be charged given the key's free units left this month (the batch
+ * allowance, which list units share): its units, how many the allowance covers, the price after
+ * it and the price without it. `freeUnits` unknown (usage could not be read): no discount shown.
+ */
+export function chargeOf(distinct: number, freeUnits: number | undefined): { units: number; free: number; price: string; full: string } {
+  // The billing rule's own quote (@svc/metering/billing), so that the console cannot price by another rule.
+  const charge = listCharge(distinct, freeUnits ?? 0);
+  return {
+    units: charge.units,
+    free: charge.units - charge.billableUnits,
+    price: dollars(charge.chargeMicroUsd),
+    full: dollars(charge.undiscountedMicroUsd),
+  };
+}
 
 /** The results CSV cut to one verdict: the header row and the rows whose `verdict` column says it. */
 export function filterResults(csv: string, verdict: string): string {

@@ -7,7 +7,6 @@ import './style.css';
 import { fill, h } from './dom.ts';
 import { listView } from './pages/list-view.ts';
 import { listsPage } from './pages/lists.ts';
-import { qrPage } from './pages/qr.ts';
 import { signInPage } from './pages/sign-in.ts';
 import { usagePage } from './pages/usage.ts';
 import { currentKey, signOut } from './session.ts';
@@ -36,10 +35,33 @@ function navigation(route: string): HTMLElement {
   );
 }
 
+/**
+ * A page loaded on first visit (its own chunk): the QR studio bundles the product's encoder, which
+ * the lists pages never need, so the first load stays small.
+ */
+function lazy(load: () => Promise<HTMLElement>, signal: AbortSignal): HTMLElement {
+  const holder = h('div', {}, h('p', {}, 'Loading…'));
+  load().then(
+    (content) => {
+      if (signal.aborted) return;
+      fill(holder, content);
+      setTitle(content);
+    },
+    (failure: unknown) =>
+      fill(holder, h('p', { class: 'error', role: 'alert' }, failure instanceof Error ? failure.message : String(failure))),
+  );
+  return holder;
+}
+
+function setTitle(content: HTMLElement): void {
+  const heading = content.querySelector('h1')?.textContent ?? 'Console';
+  document.title = `${heading} · Verify & QR console`;
+}
+
 function page(route: string, signal: AbortSignal): HTMLElement {
   const list = /^#\/lists\/([^/]+)$/.exec(route);
   if (list?.[1] !== undefined) return listView(decodeURIComponent(list[1]), signal);
-  if (route === '#/qr') return qrPage();
+  if (route === '#/qr') return lazy(async () => (await import('./pages/qr.ts')).qrPage(), signal);
   if (route === '#/usage') return usagePage();
   return listsPage((id) => (location.hash = `#/lists/${encodeURIComponent(id)}`));
 }
@@ -58,8 +80,7 @@ function render(): void {
   fill(nav, navigation(route));
   const content = page(route, leaving.signal);
   fill(main, content);
-  const heading = content.querySelector('h1')?.textContent ?? 'Console';
-  document.title = `${heading} · Verify & QR console`;
+  setTitle(content);
   main.focus({ preventScroll: true });
 }
 

@@ -15,6 +15,12 @@ export interface ListObject {
   /** For a CSV upload: the column the service read and the file's encoding, as the list object reports them. */
   column?: { index: number; header: string };
   encoding?: string;
+  /** While it retries: entries waiting for a retry (by reason, where the service says), and when the next is due. */
+  waiting?: number;
+  waitingReasons?: Record<string, number>;
+  nextRetryAt?: string;
+  /** While it runs: when the service expects it to end. */
+  estimatedCompletionAt?: string;
 }
 
 export interface UsageRow {
@@ -23,6 +29,10 @@ export interface UsageRow {
   billableCalls: number;
   freeRemaining: number;
   costUsd: string;
+  /** Where the API gives them: list addresses processed (calls are their units of 100), the unit price, the month's allowance it draws on. */
+  addresses?: number;
+  priceUsd?: string;
+  freeAllowance?: number;
 }
 
 export const ENDED = new Set(['completed', 'cancelled', 'failed']);
@@ -46,6 +56,10 @@ const count = (value: unknown, what: string): number => {
   return value;
 };
 
+/** The numeric entries of a record (reason → count). */
+const counts = (value: Record<string, unknown>): Record<string, number> =>
+  Object.fromEntries(Object.entries(value).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
+
 export function readList(value: unknown): ListObject {
   const list = record(value, 'list');
   const summary = record(list.summary, 'summary');
@@ -68,6 +82,10 @@ export function readList(value: unknown): ListObject {
       ? { column: { index: count(list.column.index, 'column.index'), header: list.column.header } }
       : {}),
     ...(typeof list.encoding === 'string' ? { encoding: list.encoding } : {}),
+    ...(typeof list.waiting === 'number' ? { waiting: list.waiting } : {}),
+    ...(isRecord(list.waitingReasons) ? { waitingReasons: counts(list.waitingReasons) } : {}),
+    ...(typeof list.nextRetryAt === 'string' ? { nextRetryAt: list.nextRetryAt } : {}),
+    ...(typeof list.estimatedCompletionAt === 'string' ? { estimatedCompletionAt: list.estimatedCompletionAt } : {}),
   };
 }
 
@@ -82,6 +100,12 @@ export function readListPage(value: unknown): { lists: ListObject[]; nextCursor:
 export function readUsage(value: unknown): { period: string; rows: UsageRow[]; totalCostUsd: string } {
   const usage = record(value, 'usage');
   const operations = record(usage.operations, 'operations');
+  // Each free allowance once, with the operations drawing on it (batches and lists share one).
+  const allowances = Array.isArray(usage.allowances) ? usage.allowances.filter(isRecord) : [];
+  const allowanceOf = (operation: string): number | undefined => {
+    const found = allowances.find((entry) => Array.isArray(entry.operations) && entry.operations.includes(operation));
+    return typeof found?.allowance === 'number' ? found.allowance : undefined;
+  };
   const rows = Object.entries(operations).map(([operation, raw]) => {
     const row = record(raw, operation);
     return {
@@ -90,6 +114,9 @@ export function readUsage(value: unknown): { period: string; rows: UsageRow[]; t
       billableCalls: count(row.billableCalls, 'billableCalls'),
       freeRemaining: count(row.freeRemaining, 'freeRemaining'),
       costUsd: text(row.costUsd, 'costUsd'),
+      ...(typeof row.addresses === 'number' ? { addresses: row.addresses } : {}),
+      ...(typeof row.priceUsd === 'string' ? { priceUsd: row.priceUsd } : {}),
+      ...(allowanceOf(operation) === undefined ? {} : { freeAllowance: allowanceOf(operation) }),
     };
   });
   return { period: text(usage.period, 'period'), rows, totalCostUsd: text(usage.totalCostUsd, 'totalCostUsd') };

@@ -28,3 +28,4 @@ export {
   type RedisServerNode,
 } from './redis-topologies.ts';
 export { startSocksServer, type RigSocksServer } from './mail/socks-server.ts';
+export { retainedPerOp, reportRetained, runGcFixture, settledHeapUsed, type RetainedPerOp } from './retained-heap.ts';

@@ -8,9 +8,11 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { ListService } from '@svc/lists/service';
 import { createAccessLog, loggerOptions } from '@svc/telemetry';
-import { clientErrorHandler, drainUnreadBody, frameworkErrorHandler, refuseConnect, watchResponses } from './errors/client-errors.ts';
+import { clientErrorHandler, frameworkErrorHandler, settleUnreadBody, refuseConnect, watchResponses } from './errors/client-errors.ts';
 import { BODY_LIMIT_BYTES } from './errors/api-errors.ts';
+import { useBoundedJsonParser } from './json-body/bounded-json.ts';
 import { mcpRoutes } from './mcp/routes.ts';
+import { buildMetricsListener } from './metrics-listener.ts';
 import { createJobRunner } from './operation.ts';
 import authPlugin from './plugins/auth.ts';
 import consoleRoutes from './plugins/console.ts';
@@ -24,6 +26,7 @@ import { plainSerializerCompiler, schemaCompilersFactory, zodValidatorCompiler }
 import { healthRoutes } from './routes/health.ts';
 import { listRoutes } from './routes/lists.ts';
 import { qrRoutes } from './routes/qr.ts';
+import { feedbackRoutes } from './routes/feedback.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { verifyRoutes } from './routes/verify.ts';
 import type { GatewayDeps } from './types.ts';
@@ -33,16 +36,20 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
  * Slow clients hold no connection (slowloris): the request line and headers must arrive within
  * HEADERS_TIMEOUT_MS, and the body within its route's allowance (plugins/body-timeout.ts: 30 s,
- * 10 minutes for a list upload; Node's own limit is the longest of them). Once a request has
+ * 10 minutes for a list upload whose key was accepted; Node's own limit is the longest of them);
+ * an idle keep-alive connection closes after KEEP_ALIVE_TIMEOUT_MS. Once a request has
  * arrived, its connection lives as long as the request waits for its job (its own deadline,
  * up to 32 s for a verify batch): there is no idle timeout on a connection with a request in
  * flight, and the answer at the deadline (504) goes out on the same connection.
  */
 export const HEADERS_TIMEOUT_MS = 10_000;
+const NODE_KEEP_ALIVE_BUFFER_MS = 1_000;
 export const REQUEST_TIMEOUT_MS = LIST_UPLOAD_TIMEOUT_MS + 5_000;
 
 export interface GatewayApp {
   app: FastifyInstance;
+  /** `/metrics`, to listen on GATEWAY_METRICS_PORT (metrics-listener.ts). */
+  metrics: FastifyInstance;
   /** Stops readiness and new work (SIGTERM); in-flight requests still finish. */
   drain(): void;
 }
@@ -65,6 +72,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
     http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000, requireHostHeader: false },
     requestTimeout: REQUEST_TIMEOUT_MS,
     connectionTimeout: 0,
+    // Idle keep-alive connections close after KEEP_ALIVE_TIMEOUT_MS (fastify's own default was
+    // 72 s). Node arms the idle socket's timer 1 s past what it is given (measured: 5000 closed at
+    // 6.0 s), so that a client told `Keep-Alive: timeout=N` never reuses a socket as it closes.
+    keepAliveTimeout: Math.max(1, config.KEEP_ALIVE_TIMEOUT_MS - NODE_KEEP_ALIVE_BUFFER_MS),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // What Node's HTTP parser (431, malformed request lines, 408) and the router (undecodable
@@ -85,14 +96,13 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
   app.setSerializerCompiler(plainSerializerCompiler);
   // Only JSON bodies are accepted: a text body is 415, not a string to validate.
   app.removeContentTypeParser(['text/plain']);
-  // While draining, tell clients not to reuse the connection for their next request; an answer
-  // that goes out before the body arrived keeps it open so that the client reads the answer.
+  // JSON bodies are measured before they are built (bounded memory whatever their shape).
+  useBoundedJsonParser(app);
+  // While draining, tell clients not to reuse the connection for their next request; a refusal
+  // that goes out before the body arrived closes the connection (errors/client-errors.ts).
   app.addHook('onSend', (request, reply, payload, next) => {
     if (!accepting) reply.header('connection', 'close');
-    else if (!request.raw.complete) {
-      if (drainUnreadBody(request.raw)) reply.removeHeader('connection');
-      else reply.header('connection', 'close');
-    }
+    else if (!request.raw.complete && settleUnreadBody(request.raw, reply.statusCode)) reply.header('connection', 'close');
     next(null, payload);
   });
 
@@ -107,6 +117,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
   await app.register(authPlugin, { keys: deps.keys });
   await app.register(rateLimitPlugin, {
     limits: config.rateLimits,
+    unmetered: { 'email-verify.feedback': config.RATE_LIMIT_EMAIL_VERIFY_FEEDBACK },
     windowMs: config.RATE_LIMIT_WINDOW_MS,
     redis: deps.rateLimitRedis,
     redisPrefix: config.REDIS_PREFIX,
@@ -122,7 +133,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
   await app.register(openapiPlugin, { version: '1.0.0' });
 
   const runner = createJobRunner(deps.transport, config.requestDeadlineMs, metrics);
-  await app.register(healthRoutes, { transport: deps.transport, renderMetrics: deps.renderMetrics, isAcceptingWork: () => accepting });
+  await app.register(healthRoutes, { transport: deps.transport, isAcceptingWork: () => accepting });
   await app.register(qrRoutes, { runner });
   await app.register(verifyRoutes, { runner });
   const lists = new ListService({
@@ -130,18 +141,26 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
     queue: deps.lists.queue,
     meter: deps.meter,
     maxActivePerKey: config.LIST_MAX_ACTIVE_PER_KEY,
+    maxStoredRowsPerKey: config.LIST_MAX_STORED_ROWS_PER_KEY,
     freeAllowances: config.freeAllowances,
     allowPrivateCallbacks: config.LIST_ALLOW_PRIVATE_CALLBACKS,
+    retryDelaysS: config.LIST_RETRY_DELAYS_S,
   });
   await app.register(listRoutes, { lists });
   await app.register(mcpRoutes, {
     runner,
     lists,
     allowedOrigins: config.MCP_ALLOWED_ORIGINS ?? [],
+    feedback: deps.feedback,
     ...(deps.toolCallRelay === undefined ? {} : { relay: deps.toolCallRelay }),
   });
   await app.register(usageRoutes, { meter: deps.meter, freeAllowances: config.freeAllowances });
+  await app.register(feedbackRoutes, { feedback: deps.feedback, config });
   await app.register(consoleRoutes, {});
 
-  return { app, drain: () => void (accepting = false) };
+  const metricsListener = buildMetricsListener(deps.renderMetrics);
+  app.addHook('onClose', async () => {
+    await metricsListener.close();
+  });
+  return { app, metrics: metricsListener, drain: () => void (accepting = false) };
 }

@@ -5,6 +5,7 @@ import { BullTransport, closeConnections, queueConnection } from '@svc/jobs/bull
 import { BullListQueue } from '@svc/lists/bullmq';
 import { RedisListStore } from '@svc/lists/redis';
 import { RedisMeter } from '@svc/metering';
+import { redisFeedback } from '@svc/feedback/redis';
 import { createGatewayMetrics, createLogger, createRegistry } from '@svc/telemetry';
 import { buildGateway, type GatewayApp } from './app.ts';
 import { RedisCancellationRelay } from './mcp/cancellation-relay.ts';
@@ -48,6 +49,7 @@ export async function buildDistributedGateway(config: Config): Promise<Distribut
     logger,
     lists: { store: new RedisListStore(redis, config.REDIS_PREFIX), queue: listQueue },
     toolCallRelay: relay,
+    feedback: redisFeedback(redis, config.REDIS_PREFIX, config),
   });
   return {
     gateway,

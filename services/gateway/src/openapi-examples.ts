@@ -27,6 +27,7 @@ export const BATCH_RESPONSE_EXAMPLE = {
         role: false,
         free: false,
         provider: null,
+        history: null,
       },
     },
     {
@@ -45,6 +46,7 @@ export const BATCH_RESPONSE_EXAMPLE = {
         role: false,
         free: false,
         provider: null,
+        history: null,
       },
       didYouMean: 'bob@gmail.com',
     },
@@ -64,6 +66,7 @@ export const BATCH_RESPONSE_EXAMPLE = {
         role: null,
         free: null,
         provider: null,
+        history: null,
       },
     },
   ],
@@ -75,6 +78,7 @@ export const SINGLE_RESPONSE_EXAMPLE = {
   score: 55,
   verdict: 'risky',
   reason: 'accept_all',
+  probability: 0.75,
   checks: {
     syntax: true,
     domainExists: true,
@@ -85,6 +89,7 @@ export const SINGLE_RESPONSE_EXAMPLE = {
     role: true,
     free: false,
     provider: null,
+    history: null,
   },
 };
 
@@ -142,12 +147,40 @@ export const MATRIX_EXAMPLE = {
 export const USAGE_EXAMPLE = {
   period: '2026-11',
   operations: {
-    'email-verify.batch': { calls: 12, billableCalls: 2, freeRemaining: 0, costUsd: '0.3' },
-    'email-verify.single': { calls: 40, billableCalls: 0, freeRemaining: 60, costUsd: '0' },
-    'qr.generate': { calls: 1500, billableCalls: 500, freeRemaining: 0, costUsd: '0.25' },
-    'qr.wifi': { calls: 3, billableCalls: 0, freeRemaining: 997, costUsd: '0' },
-    'email-verify.list': { calls: 115, billableCalls: 115, freeRemaining: 0, costUsd: '17.25' },
+    'email-verify.batch': {
+      calls: 12,
+      billableCalls: 2,
+      freeRemaining: 0,
+      costUsd: '0.3',
+      priceUsd: '0.15',
+      allowanceFrom: 'email-verify.batch',
+    },
+    'email-verify.single': {
+      calls: 40,
+      billableCalls: 0,
+      freeRemaining: 60,
+      costUsd: '0',
+      priceUsd: '0.003',
+      allowanceFrom: 'email-verify.single',
+    },
+    'qr.generate': { calls: 1500, billableCalls: 500, freeRemaining: 0, costUsd: '0.25', priceUsd: '0.0005', allowanceFrom: 'qr.generate' },
+    'qr.wifi': { calls: 3, billableCalls: 0, freeRemaining: 997, costUsd: '0', priceUsd: '0.0005', allowanceFrom: 'qr.wifi' },
+    'email-verify.list': {
+      calls: 115,
+      billableCalls: 115,
+      freeRemaining: 0,
+      costUsd: '17.25',
+      priceUsd: '0.15',
+      allowanceFrom: 'email-verify.batch',
+      addresses: 11_412,
+    },
   },
+  allowances: [
+    { operations: ['email-verify.batch', 'email-verify.list'], allowance: 10, used: 127, remaining: 0 },
+    { operations: ['email-verify.single'], allowance: 100, used: 40, remaining: 60 },
+    { operations: ['qr.generate'], allowance: 1000, used: 1500, remaining: 0 },
+    { operations: ['qr.wifi'], allowance: 1000, used: 3, remaining: 997 },
+  ],
   totalCostUsd: '17.8',
 };
 
@@ -301,6 +334,12 @@ export const LIST_LIMIT_ERRORS: ErrorExamples = {
     error: 'rate_limited',
     message: 'This key already has 3 lists queued or running; wait for one to finish or cancel one, then retry.',
     details: { maxActiveLists: 3 },
+  },
+  quota_exceeded: {
+    error: 'quota_exceeded',
+    message:
+      "This key's lists hold 950000 of the 1000000 rows a key may keep stored (LIST_MAX_STORED_ROWS_PER_KEY, duplicates and empty rows included), and this list would pass that quota. Delete lists you no longer need, or wait until old lists' data expires (its retention after they end), then retry.",
+    details: { maxStoredRows: 1000000, storedRows: 950000 },
   },
 };
 

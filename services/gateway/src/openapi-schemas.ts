@@ -58,12 +58,31 @@ const money = z
 
 export const operationUsageSchema = z
   .object({
-    calls: z.number().int().min(0).describe('Successful calls this month, free ones included.'),
+    calls: z.number().int().min(0).describe('Successful calls this month, free ones included (lists: units of 100 addresses).'),
     billableCalls: z.number().int().min(0).describe('Calls beyond the free allowance.'),
-    freeRemaining: z.number().int().min(0).describe('Calls left in the free allowance this month.'),
+    freeRemaining: z.number().int().min(0).describe('Calls left in the free allowance this month (shared with `allowanceFrom`).'),
     costUsd: money,
+    priceUsd: money.describe('Price of one billable call (lists: of one started 100 processed distinct addresses).'),
+    allowanceFrom: z
+      .enum(OPERATION_IDS)
+      .describe('The operation whose free allowance this one draws on: itself, or `email-verify.batch` for lists.'),
+    addresses: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('Lists only: distinct addresses processed this month; `calls` are the units of 100 they were billed in.'),
   })
   .describe("One operation's usage this month.");
+
+const allowanceUsageSchema = z
+  .object({
+    operations: z.array(z.enum(OPERATION_IDS)).describe('The operations drawing on it (batches and lists share one).'),
+    allowance: z.number().int().min(0).describe('Free calls a month.'),
+    used: z.number().int().min(0).describe('Calls made against it this month.'),
+    remaining: z.number().int().min(0).describe('Free calls left this month.'),
+  })
+  .describe('A free allowance, listed once however many operations draw on it.');
 
 const operationsShape: Record<string, typeof operationUsageSchema> = Object.fromEntries(
   OPERATION_IDS.map((operation) => [operation, operationUsageSchema]),
@@ -76,7 +95,8 @@ export const usageResponseSchema = z
       .regex(/^\d{4}-\d{2}$/)
       .describe('The UTC calendar month, YYYY-MM.'),
     operations: z.object(operationsShape).describe('Every operation, by operation id.'),
-    totalCostUsd: money,
+    allowances: z.array(allowanceUsageSchema).describe('Each free allowance once, with the operations that draw on it.'),
+    totalCostUsd: money.describe("The month's total so far."),
   })
   .describe("The caller's usage and cost this month.");
 
@@ -268,6 +288,37 @@ export function accountResponses<C extends Record<string, MediaDoc>>(success: { 
   return {
     200: { description: success.description, headers: PLAIN, content: success.content },
     ...commonErrors(PLAIN),
+  } satisfies Record<number, ResponseDoc>;
+}
+
+/** The responses of the history: not metered, not limited; a query to refuse. */
+export function historyResponses<C extends Record<string, MediaDoc>>(success: { description: string; content: C }) {
+  return {
+    200: { description: success.description, headers: PLAIN, content: success.content },
+    400: errorResponse('`email` is missing or not an address, or `before`/`limit` is invalid (`invalid_parameter`).', PLAIN, {
+      invalid_parameter: { error: 'invalid_parameter', message: '`email` is not an address.' },
+    }),
+    ...commonErrors(PLAIN),
+  } satisfies Record<number, ResponseDoc>;
+}
+
+/** The responses of the feedback doors: not metered, but rate-limited and with a body to refuse. */
+export function feedbackResponses<C extends Record<string, MediaDoc>>(
+  success: { description: string; content: C },
+  badRequest: ErrorExamples,
+  notFound?: ErrorExamples,
+) {
+  const headers: readonly HeaderName[] = ['X-Request-Id', ...RATE_LIMIT];
+  const unknownSource: Record<number, ResponseDoc> =
+    notFound === undefined ? {} : { 404: errorResponse('No such feedback source.', headers, notFound) };
+  return {
+    200: { description: success.description, headers, content: success.content },
+    400: errorResponse("The body is not what the route takes (not JSON, not the source's webhook shape).", headers, badRequest),
+    ...commonErrors(headers),
+    ...unknownSource,
+    429: errorResponse("Over the key's feedback rate limit; try again after `Retry-After` seconds.", [...headers, 'Retry-After'], {
+      rate_limited: ERROR_EXAMPLES.rate_limited,
+    }),
   } satisfies Record<number, ResponseDoc>;
 }
 

@@ -14,11 +14,14 @@ export interface CallContext {
   callerGone: AbortSignal;
   /** Told how far the job is, where the caller follows it (a tool call with a progressToken). */
   onProgress?: (done: number, total: number) => void;
+  /** The calling key's id (verify jobs answer from what that key reported). */
+  keyId?: string;
 }
 
 /** The request's call; its signal is read (and made) only by a transport that waits on it. */
 export const callOf = (request: FastifyRequest): CallContext => ({
   requestId: request.id,
+  ...(request.identity.key === null ? {} : { keyId: request.identity.key.id }),
   get callerGone() {
     return request.callerGone;
   },

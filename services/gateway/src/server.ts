@@ -1,5 +1,6 @@
 /**
- * Listening and graceful shutdown, shared by the distributed gateway and embedded mode.
+ * Listening (the API on PORT, /metrics on GATEWAY_METRICS_PORT) and graceful shutdown, shared by
+ * the distributed gateway and embedded mode.
  * SIGTERM: readiness turns false at once, the server stops taking connections, in-flight
  * requests finish (each bounded by its own deadline, the whole by SHUTDOWN_GRACE_MS), then the
  * job transport and Redis connections close.
@@ -18,6 +19,8 @@ export interface ServeOptions {
 
 export async function serve(gateway: GatewayApp, options: ServeOptions): Promise<string> {
   const address = await gateway.app.listen({ port: options.config.PORT, host: options.config.HOST });
+  const metricsAddress = await gateway.metrics.listen({ port: options.config.GATEWAY_METRICS_PORT, host: options.config.HOST });
+  options.logger.info({ metricsAddress }, 'serving /metrics');
   const shutdown = async () => {
     gateway.drain();
     const hardStop = setTimeout(() => {

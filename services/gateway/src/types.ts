@@ -7,6 +7,10 @@ import type { Meter } from '@svc/metering';
 import type { Redis } from '@svc/jobs/redis';
 import type { ListQueue, ListStore } from '@svc/lists';
 import type { CancellationRelay } from './mcp/cancellation-relay.ts';
+import type { Feedback } from '@svc/feedback';
+
+/** Rate-limited routes that are not billable operations. */
+export type UnmeteredLimit = 'email-verify.feedback';
 
 /** Everything the gateway needs from outside; main.ts and scripts/start.ts assemble it per mode. */
 export interface GatewayDeps {
@@ -22,6 +26,8 @@ export interface GatewayDeps {
   logger: Logger;
   /** Where lists are kept and their work queued (Redis and BullMQ, or this process). */
   lists: { store: ListStore; queue: ListQueue };
+  /** Learning from sends: feedback doors and history (memory or Redis). */
+  feedback: Feedback;
   /** Passes tool-call cancellations between gateway replicas (distributed mode). */
   toolCallRelay?: CancellationRelay;
 }
@@ -56,6 +62,10 @@ declare module 'fastify' {
     operation?: OperationId;
     /** A tool server: metered like a billable route, its tool calls limited and billed per operation. */
     toolOperations?: readonly OperationId[];
+    /** The key may also come as an HTTP Basic password (the feedback webhooks). */
+    basicAuth?: boolean;
+    /** A limit of its own for a route that is not billed (`email-verify.feedback`): plugins/rate-limit.ts. */
+    unmeteredLimit?: UnmeteredLimit;
     /** How long the request's body may take to arrive (plugins/body-timeout.ts); default 30 s. */
     bodyTimeoutMs?: number;
   }

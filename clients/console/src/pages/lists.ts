@@ -1,5 +1,6 @@
 /** Lists: a new upload, and the key's earlier lists (newest first), each reopenable and, while active, cancellable. */
 import { call, callJson, messageOf } from '../api.ts';
+import { confirmCancel } from '../confirm.ts';
 import { fill, h } from '../dom.ts';
 import { ENDED, readListPage, type ListObject } from '../models.ts';
 import { uploadPanel } from './upload.ts';
@@ -9,10 +10,13 @@ export const listName = (list: ListObject): string => list.name ?? list.id;
 function historyRow(list: ListObject, refresh: () => void, error: HTMLElement): HTMLElement {
   const cancel = ENDED.has(list.status) ? null : h('button', { type: 'button' }, 'Cancel');
   cancel?.addEventListener('click', () => {
-    cancel.disabled = true;
-    call(`/v1/email-verify/lists/${encodeURIComponent(list.id)}`, { method: 'DELETE' }).then(refresh, (failure: unknown) => {
-      error.textContent = messageOf(failure);
-      cancel.disabled = false;
+    void confirmCancel(listName(list)).then((confirmed) => {
+      if (!confirmed) return;
+      cancel.disabled = true;
+      call(`/v1/email-verify/lists/${encodeURIComponent(list.id)}`, { method: 'DELETE' }).then(refresh, (failure: unknown) => {
+        error.textContent = messageOf(failure);
+        cancel.disabled = false;
+      });
     });
   });
   return h(

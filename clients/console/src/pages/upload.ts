@@ -4,12 +4,17 @@
  * `?column=` set to the column shown. Files the service would refuse are refused here, with what
  * to do, before anything is sent.
  */
-import { call, messageOf } from '../api.ts';
-import { countAddresses, MAX_ADDRESSES, priceOf, readCsvFile, type ReadFile } from '../csv.ts';
+import { call, callJson, messageOf } from '../api.ts';
+import { chargeOf, countAddresses, MAX_ADDRESSES, readCsvFile, type ReadFile } from '../csv.ts';
 import { field, fill, h } from '../dom.ts';
-import { readList } from '../models.ts';
+import { readList, readUsage } from '../models.ts';
 
 const PREVIEW_ROWS = 5;
+/** The workbook's media type (../xlsx.ts has it too; repeated here so that the reader loads only for a workbook). */
+const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+const isWorkbook = (file: File): boolean => /\.xlsx$/i.test(file.name) || file.type === XLSX_TYPE;
+/** The workbook reader (fflate and the sheet's XML) is its own chunk, loaded when a workbook is chosen. */
+const readWorkbook = async (file: File) => (await import('../xlsx.ts')).readWorkbookFile(file);
 
 function previewTable(file: ReadFile, chosen: number, fileName: string): HTMLElement {
   const head = file.columns.map((name, i) =>
@@ -31,12 +36,33 @@ function previewTable(file: ReadFile, chosen: number, fileName: string): HTMLEle
   );
 }
 
+/** The price before Verify list: after the key's free units left (shared with batches), and without them. */
+function priceSentence(addresses: number, distinct: number, freeUnits: number | undefined): string {
+  const { units, free, price, full } = chargeOf(distinct, freeUnits);
+  const unitWord = units === 1 ? 'unit' : 'units';
+  const allowance =
+    freeUnits === undefined
+      ? 'your free allowance could not be read, so it is not counted here'
+      : free === 0
+        ? `no free units left this month, so every unit is billed`
+        : `${free} of your ${freeUnits} free ${freeUnits === 1 ? 'unit' : 'units'} left this month ${free === 1 ? 'is' : 'are'} used first`;
+  return `${addresses} addresses, ${distinct} distinct. Price: ${price} (${units} ${unitWord} of 100 distinct addresses at the batch price; ${allowance}; ${full} without the free allowance). Only processed addresses are billed.`;
+}
+
 export function uploadPanel(onCreated: (id: string) => void): HTMLElement {
-  const input = h('input', { type: 'file', accept: '.csv,.tsv,.txt,text/csv,text/tab-separated-values' });
+  // The free units left (batches and lists share them), read once: pricing a file needs no call of its own.
+  const freeUnits = callJson('/v1/usage', readUsage).then(
+    (usage) => usage.rows.find((row) => row.operation === 'email-verify.list')?.freeRemaining,
+    () => undefined,
+  );
+  const input = h('input', {
+    type: 'file',
+    accept: `.csv,.tsv,.txt,.xlsx,text/csv,text/tab-separated-values,${XLSX_TYPE}`,
+  });
   const error = h('p', { class: 'error', role: 'alert' });
   const details = h('div', { class: 'details' });
 
-  const show = (file: File, read: ReadFile) => {
+  const show = (file: File, read: ReadFile, freeUnits: number | undefined) => {
     const select = h('select', {}, ...read.columns.map((name, i) => h('option', { value: i, selected: i === read.detected.index }, name)));
     const name = h('input', { type: 'text', maxlength: 200, value: file.name.replace(/\.[^.]+$/, '') });
     const summary = h('p', { class: 'price', 'aria-live': 'polite' });
@@ -58,7 +84,7 @@ export function uploadPanel(onCreated: (id: string) => void): HTMLElement {
           ? 'This column holds no addresses: choose the column with the email addresses.'
           : addresses > MAX_ADDRESSES
             ? `This file has ${addresses} addresses; a list takes at most ${MAX_ADDRESSES}: split it.`
-            : `${addresses} addresses, ${distinct} distinct. Price: ${priceOf(distinct)} (the batch price per started 100 distinct addresses; your free allowance is used first, and only processed addresses are billed).`,
+            : priceSentence(addresses, distinct, freeUnits),
       );
     };
     select.addEventListener('change', update);
@@ -67,7 +93,8 @@ export function uploadPanel(onCreated: (id: string) => void): HTMLElement {
       error.textContent = '';
       const query = new URLSearchParams({ column: String(Number(select.value) + 1) });
       if (name.value.trim() !== '') query.set('name', name.value.trim());
-      call(`/v1/email-verify/lists?${query.toString()}`, { method: 'POST', headers: { 'Content-Type': 'text/csv' }, body: file })
+      const type = isWorkbook(file) ? XLSX_TYPE : 'text/csv';
+      call(`/v1/email-verify/lists?${query.toString()}`, { method: 'POST', headers: { 'Content-Type': type }, body: file })
         .then(async (response) => onCreated(readList(await response.json()).id))
         .catch((failure: unknown) => {
           error.textContent = messageOf(failure);
@@ -91,8 +118,8 @@ export function uploadPanel(onCreated: (id: string) => void): HTMLElement {
     fill(details);
     error.textContent = '';
     if (file === undefined) return;
-    readCsvFile(file).then(
-      (read) => show(file, read),
+    Promise.all([isWorkbook(file) ? readWorkbook(file) : readCsvFile(file), freeUnits]).then(
+      ([read, free]) => show(file, read, free),
       (failure: unknown) => (error.textContent = messageOf(failure)),
     );
   });
@@ -103,7 +130,7 @@ export function uploadPanel(onCreated: (id: string) => void): HTMLElement {
     field(
       'CSV file',
       input,
-      'A CSV export (comma, semicolon or tab separated, up to 16 MiB). Nothing is sent until you press Verify list.',
+      'A CSV export (comma, semicolon or tab separated) or an Excel workbook (.xlsx, its first sheet), up to 16 MiB. Nothing is sent until you press Verify list.',
     ),
     error,
     details,

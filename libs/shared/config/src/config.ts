@@ -22,6 +22,10 @@ const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:]+)(:\d{1,5})?$/, '
 export const envSchema = z.object({
   PORT: int(0, 65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
+  /** The gateway's /metrics listener (on HOST): never the public API port. */
+  GATEWAY_METRICS_PORT: int(0, 65535).default(9102),
+  /** Idle keep-alive connections of the gateway close after this. */
+  KEEP_ALIVE_TIMEOUT_MS: int(1_001, 600_000).default(5_000),
   /** One Redis (`redis://`, `rediss://`) or Sentinel (`redis+sentinel://[user:pass@]host:port[,host:port]/master`). */
   REDIS_URL: z
     .string()
@@ -100,6 +104,16 @@ export const envSchema = z.object({
   /** Seconds to cache per-address outcomes and domain facts (MX answers also honour their DNS TTL). */
   VERIFY_RESULT_CACHE_TTL_S: int(0, 30 * 86_400).default(86_400),
   VERIFY_DOMAIN_CACHE_TTL_S: int(0, 30 * 86_400).default(3_600),
+  /**
+   * Politeness at volume (docs/verification.md): budgets per provider and egress as JSON
+   * (`{"google":{"sessionsPerMinute":5},"*":{...}}`, merged over the documented defaults), the
+   * window they count in, the first back-off after a throttle reply, and how long an idle SMTP
+   * session waits for the next batch to the same server.
+   */
+  VERIFY_PROVIDER_BUDGETS: z.string().max(65_536).optional(),
+  VERIFY_PROVIDER_BUDGET_WINDOW_MS: int(1_000, 3_600_000).default(60_000),
+  VERIFY_THROTTLE_BACKOFF_MS: int(100, 900_000).default(60_000),
+  VERIFY_SMTP_SESSION_IDLE_MS: int(0, 60_000).default(2_000),
 
   /** List callbacks may also use http:// and reach loopback/private addresses (test rigs, private networks). */
   LIST_ALLOW_PRIVATE_CALLBACKS: bool.default(false),
@@ -110,6 +124,8 @@ export const envSchema = z.object({
     .optional(),
   /** Lists (bulk jobs): queued or running lists per key, days a list's data outlives its end. */
   LIST_MAX_ACTIVE_PER_KEY: int(1, 1_000).default(3),
+  /** Storage quota: rows of a key's lists kept at once (duplicates and rows without an address included). */
+  LIST_MAX_STORED_ROWS_PER_KEY: int(1, 1_000_000_000).default(1_000_000),
   LIST_RETENTION_DAYS: int(1, 365).default(7),
   /** Waits before each retry of a temporary answer (greylisting, timeouts); their count is the number of retries. */
   LIST_RETRY_DELAYS_S: csv
@@ -123,9 +139,28 @@ export const envSchema = z.object({
         )
         .max(10),
     )
-    .default([60, 300, 900]),
+    .default([60, 300, 240]),
   /** List chunks one verify-worker process probes at once, beside its batch jobs. */
   LIST_WORKER_CONCURRENCY: int(1, 100).default(2),
+
+  /** Learning from sends (docs/feedback.md): feedback calls per minute per key. */
+  RATE_LIMIT_EMAIL_VERIFY_FEEDBACK: int(0, 1_000_000).default(60),
+  /** Whose answers a report changes: the reporting key's (`key`) or every key's (`deployment`). */
+  FEEDBACK_SCOPE: z.enum(['key', 'deployment']).default('key'),
+  /** How long a hard bounce makes an address `known_bounce`; how long a delivery must stand to count (fractions allowed: test rigs). */
+  FEEDBACK_BOUNCE_TTL_DAYS: z.coerce.number().positive().max(3_650).default(180),
+  FEEDBACK_DELIVERY_SETTLE_H: z.coerce.number().min(0).max(8_760).default(72),
+  /** When set, Mailgun's webhook bodies must carry a valid signature (its HTTP webhook signing key). */
+  FEEDBACK_MAILGUN_SIGNING_KEY: z.string().min(1).optional(),
+  /** When set, SendGrid's Event Webhook must be signed (the verification key SendGrid shows, base64). */
+  FEEDBACK_SENDGRID_PUBLIC_KEY: z.string().min(1).optional(),
+  /** The keyed hash under which feedback and history are stored; unset: generated once and kept in the backend. */
+  HISTORY_HASH_SECRET: z
+    .string()
+    .regex(/^\S{16,256}$/, 'expected 16 to 256 characters without spaces')
+    .optional(),
+  /** How long feedback and history are kept (fractions allowed: test rigs). */
+  HISTORY_RETENTION_DAYS: z.coerce.number().positive().max(36_500).default(365),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -67,6 +67,25 @@ export function parseSentinelUrl(
   };
 }
 
+/**
+ * A `REDIS_URL` without a password takes REDIS_USERNAME / REDIS_PASSWORD: Kubernetes gives every
+ * pod Redis's password from a Secret as REDIS_PASSWORD, whatever the topology. A URL that carries
+ * its own credentials keeps them.
+ */
+function withCredentials(url: string, auth: RedisAuth): string {
+  if (auth.password === undefined) return url;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (parsed.password !== '') return url;
+  parsed.password = encodeURIComponent(auth.password);
+  if (auth.username !== undefined && parsed.username === '') parsed.username = encodeURIComponent(auth.username);
+  return parsed.toString();
+}
+
 /** The topology the environment names, undefined for embedded mode, or a message naming the conflict. */
 export function redisTopology(env: RedisEnv): RedisTopology | undefined | string {
   const set = (['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'] as const).filter((name) => env[name] !== undefined);
@@ -85,7 +104,7 @@ export function redisTopology(env: RedisEnv): RedisTopology | undefined | string
       commandTimeoutMs,
     };
   if (env.REDIS_URL === undefined) return undefined;
-  if (!env.REDIS_URL.startsWith('redis+sentinel:')) return { kind: 'single', url: env.REDIS_URL, commandTimeoutMs };
+  if (!env.REDIS_URL.startsWith('redis+sentinel:')) return { kind: 'single', url: withCredentials(env.REDIS_URL, auth), commandTimeoutMs };
   const sentinel = parseSentinelUrl(env.REDIS_URL, env.REDIS_SENTINEL_MASTER);
   return typeof sentinel === 'string' ? sentinel : { ...sentinel, auth: { ...sentinel.auth, tls: env.REDIS_TLS }, commandTimeoutMs };
 }

@@ -15,6 +15,17 @@ describe('Redis topology from the environment', () => {
     expect(config.redis).toEqual({ kind: 'single', url: 'redis://10.0.0.1:6380', commandTimeoutMs: 250 });
   });
 
+  it('REDIS_URL without a password takes REDIS_PASSWORD (Kubernetes gives it from a Secret); one with its own keeps it', () => {
+    expect(loadConfig({ REDIS_URL: 'redis://redis:6379', REDIS_PASSWORD: 'p@ss word' }).redis).toMatchObject({
+      kind: 'single',
+      url: 'redis://:p%40ss%20word@redis:6379',
+    });
+    expect(loadConfig({ REDIS_URL: 'redis://:own@redis:6379', REDIS_PASSWORD: 'other' }).redis).toMatchObject({
+      url: 'redis://:own@redis:6379',
+    });
+    expect(loadConfig({ REDIS_URL: 'redis://redis:6379' }).redis).toMatchObject({ url: 'redis://redis:6379' });
+  });
+
   it('REDIS_CLUSTER_NODES: seed nodes, credentials and TLS', () => {
     const config = loadConfig({
       REDIS_CLUSTER_NODES: 'a:7000, b:7001,[::1]:7002',

@@ -17,6 +17,8 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  /** A key's stored list rows are at their quota (LIST_MAX_STORED_ROWS_PER_KEY). */
+  quota_exceeded: 429,
   /** The request line and headers exceed the HTTP parser's limit (16 KiB). */
   headers_too_large: 431,
   internal_error: 500,

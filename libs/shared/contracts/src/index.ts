@@ -6,3 +6,5 @@ export type { BeforeSession, VerifyOptions, VerifyOutcome } from './verify-call.
 export * from './qr/index.ts';
 export * from './lists.ts';
 export * from './list-rules.ts';
+export { encodeCompactResult, decodeCompactResult, type CompactInput } from './compact-result.ts';
+export * from './results-file.ts';

@@ -12,13 +12,13 @@ export const LIST_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 export const LIST_UNIT_SIZE = MAX_BATCH;
 
 /**
- * The key under which duplicates of a list are counted and probed once: trimmed, domain in lower
- * case, local part as is (RFC 5321 leaves its case to the receiving server, so `Bob@x` and `bob@x`
- * are two). The gateway counts a list's duplicates, the verifier probes once and the console
- * prices the distinct addresses by this one rule.
+ * The key under which duplicates are counted and probed once, in batches, lists, the console's
+ * preview and `verify-list`: the whole address trimmed and in lower case. RFC 5321 leaves a local
+ * part's case to the receiving server, but mail providers treat it case-insensitively in practice,
+ * and a person counts `USER@X.TEST` and `user@x.test` as one contact (decisions "Batch verify").
+ * The gateway counts a list's duplicates, the verifier probes once and the console prices the
+ * distinct addresses by this one rule.
  */
 export function dedupKey(input: string): string {
-  const trimmed = input.trim();
-  const at = trimmed.lastIndexOf('@');
-  return at < 0 ? trimmed : `${trimmed.slice(0, at)}@${trimmed.slice(at + 1).toLowerCase()}`;
+  return input.trim().toLowerCase();
 }

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { MAX_LIST_ADDRESSES } from './list-rules.ts';
+import { RESULT_FORMS } from './results-file.ts';
 import { summarySchema, verifyResultSchema } from './verify.ts';
 
 export const LIST_NAME_MAX = 200;
@@ -43,6 +44,19 @@ export const listObjectSchema = z
       .strict()
       .optional()
       .describe('CSV uploads only: the column the addresses were read from.'),
+    waiting: z
+      .number()
+      .int()
+      .optional()
+      .describe('While addresses wait for a retry (greylisting, timeouts): entries waiting. `finish` settles them now.'),
+    waitingReasons: z
+      .record(z.string(), z.number().int())
+      .optional()
+      .describe('The waiting entries by the reason they wait for (`greylisted`, `timeout`, `no_connect`, ...).'),
+    nextRetryAt: timestamp.optional().describe('While entries wait: when the next retry is due.'),
+    estimatedCompletionAt: timestamp
+      .optional()
+      .describe('While the list runs: when it should end, from its rate so far and its scheduled retries.'),
     encoding: z
       .string()
       .optional()
@@ -103,22 +117,38 @@ export const listPageQuerySchema = z
   })
   .strict();
 
-export const listResultsQuerySchema = z.object({ format: z.enum(['json', 'csv']).default('json') }).strict();
+export const listResultsQuerySchema = z
+  .object({
+    format: z.enum(['json', 'csv']).default('json'),
+    columns: z
+      .enum(RESULT_FORMS)
+      .default('default')
+      .describe(
+        'CSV only: `full` appends action, flags, provider and probability after the four result columns (what the console and verify-list download).',
+      ),
+  })
+  .strict();
 
-/** JSON results: the batch result shape per entry, in input order, settled entries only. */
+/** An entry of a cancelled or failed list never probed: kept in the results, with no verdict. */
+export const notVerifiedResultSchema = z
+  .object({
+    email: z.string().describe('The address exactly as submitted.'),
+    verdict: z.null().describe('No verdict: the list ended before this address was verified.'),
+    score: z.null(),
+    reason: z.literal('not_verified'),
+    checks: z.null(),
+  })
+  .strict();
+/** A result of a list: the batch result, or `not_verified`. */
+export const listEntryResultSchema = z.union([verifyResultSchema, notVerifiedResultSchema]);
+
+/** JSON results: the batch result shape per entry, in input order, settled entries only (and not_verified ones of a list that ended). */
 export const listResultsSchema = z
   .object({
     id: z.string(),
     status: z.enum(LIST_STATUSES),
     count: z.number().int(),
-    pending: z.number().int().describe('Entries not settled yet, left out of `results`.'),
-    results: z.array(verifyResultSchema),
+    pending: z.number().int().describe('Entries not settled yet, left out of `results` (0 once a list was cancelled or failed).'),
+    results: z.array(listEntryResultSchema),
   })
   .strict();
-
-/**
- * Columns appended to the uploaded ones in CSV results: the contract's four, exactly (a
- * spreadsheet's formulas and an import's column mapping rely on them). The provider is in the
- * JSON results' `checks.provider`.
- */
-export const RESULT_COLUMNS = ['verdict', 'score', 'reason', 'did_you_mean'] as const;

@@ -7,3 +7,4 @@
 export * from './errors.ts';
 export * from './operations.ts';
 export * from './list-rules.ts';
+export * from './results-file.ts';

@@ -25,9 +25,25 @@ export const REASONS = [
   'smtp_blocked',
   'dns_unavailable',
   'smtp_unavailable',
+  'throttled',
   'unexpected_error',
+  'known_bounce',
+  'known_delivery',
+  'complainer',
 ] as const;
 export type Reason = (typeof REASONS)[number];
+
+/** Reasons that come from what the key reported of its sends (docs/feedback.md), never from a probe. */
+export const FEEDBACK_REASONS: readonly Reason[] = ['known_bounce', 'known_delivery', 'complainer'];
+
+export const historyCheckSchema = z
+  .object({
+    bounces: z.number().int().min(0).describe('Hard bounces reported for the address.'),
+    deliveries: z.number().int().min(0).describe('Deliveries reported for the address.'),
+    complaints: z.number().int().min(0).describe('Complaints reported for the address.'),
+    lastEventAt: z.string().describe('When the latest reported event happened (ISO 8601 UTC).'),
+  })
+  .strict();
 
 export const checksSchema = z
   .object({
@@ -56,6 +72,10 @@ export const checksSchema = z
       .describe(
         'The mailbox provider or mail gateway behind the MX hosts (`google`, `microsoft`, `yahoo`, `proofpoint`, ...); null when unknown or when no MX was learnt.',
       ),
+    history: historyCheckSchema
+      .nullable()
+      .optional()
+      .describe("What the key reported of this address's sends (docs/feedback.md); null when nothing was reported."),
   })
   .strict();
 export type Checks = z.infer<typeof checksSchema>;
@@ -69,6 +89,14 @@ export const verifyResultSchema = z
       .describe('`undeliverable` only on proof, `deliverable` only on an accepted mailbox, anything uncertain `risky`.'),
     reason: z.enum(REASONS).describe('The one reason that decided the verdict.'),
     checks: checksSchema,
+    probability: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe(
+        "On `accept_all` results: the estimated chance (two decimals) that the address receives mail, from the key's reported sends to that domain (docs/feedback.md).",
+      ),
     didYouMean: z.string().optional().describe('Likely intended address when a typo is detected.'),
   })
   .strict();
@@ -103,7 +131,11 @@ export const batchRequestSchema = z
 
 export const singleVerifyQuerySchema = z.object({ email: z.string().min(1).describe('The address to verify.') }).strict();
 
-export const verifyJobPayloadSchema = z.object({ emails: z.array(z.string()).min(1).max(MAX_BATCH) });
+export const verifyJobPayloadSchema = z.object({
+  emails: z.array(z.string()).min(1).max(MAX_BATCH),
+  /** The calling key's id: the verifier answers from what that key reported (docs/feedback.md). */
+  keyId: z.string().max(64).optional(),
+});
 export type VerifyJobPayload = z.infer<typeof verifyJobPayloadSchema>;
 
 /**

@@ -29,6 +29,7 @@ import {
 } from './transport.ts';
 import { CallerGoneError, unavailableError } from './transport-errors.ts';
 import { withTimeout } from './timeout.ts';
+import { failureAnswer, failureError, JOB_PROTOCOL_VERSION as v } from './job-protocol.ts';
 
 /** How long an enqueue may take before the request gives up with 503. */
 const ENQUEUE_TIMEOUT_MS = 2_000;
@@ -122,7 +123,8 @@ export class BullTransport implements JobTransport {
     if (waiter === undefined) return;
     this.waiters.delete(reply.jobId);
     if (reply.ok) waiter.resolve(reply.result);
-    else waiter.reject(new Error(reply.reason));
+    // A handler's ApiError as itself (v1); otherwise awaitJob makes it internal_error.
+    else waiter.reject(failureError(reply));
   }
 
   async submit<P, R>(kind: JobKind<P, R>, payload: P, options: SubmitOptions): Promise<R> {
@@ -132,6 +134,7 @@ export class BullTransport implements JobTransport {
     if (options.callerGone?.aborted === true) throw new CallerGoneError();
     // Not parsed here: the route or tool validated it; the worker parses what comes off Redis.
     const envelope: JobEnvelope<P> = {
+      v,
       payload,
       deadlineAt: Date.now() + options.deadlineMs,
       requestId: options.requestId,
@@ -254,7 +257,7 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
     );
     return true;
   };
-  const failure = (member: JobMember, error: unknown): Reply => ({ jobId: member.replyId, ok: false, reason: errorMessage(error) });
+  const failure = (member: JobMember, error: unknown): Reply => failureAnswer(member.replyId, error);
   /** Runs one job of the BullMQ job: its answer, and the error when it failed. */
   const run = async (job: Job<QueuedJobData>, member: JobMember): Promise<{ reply: Reply; error?: unknown }> => {
     const started = performance.now();
@@ -264,7 +267,7 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
       const result = await runHandler(handler.kind, handler.handle, member.envelope);
       options.onJobDone?.(queue, 'completed', (performance.now() - started) / 1_000);
       log?.debug(context, 'job done');
-      return { reply: { jobId: member.replyId, ok: true, result } };
+      return { reply: { v, jobId: member.replyId, ok: true, result } };
     } catch (error) {
       options.onJobDone?.(queue, 'failed', (performance.now() - started) / 1_000);
       return { reply: failure(member, error), error };

@@ -43,3 +43,24 @@ export function deadlineSignal(
     expired: () => expired,
   };
 }
+
+/**
+ * A signal that aborts as soon as one of `sources` aborts, until `release()` detaches it (call it
+ * when the work it bounds has ended). Not `AbortSignal.any(sources)`: on Node 20 each combined
+ * signal stays registered with its sources, so a per-job signal combined with a long-lived one (a
+ * worker's shutdown signal) kept about 1.2 KB per job for the life of the process (issue 32).
+ */
+export function linkedSignal(sources: readonly AbortSignal[]): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const detach: Array<() => void> = [];
+  for (const source of sources) {
+    if (source.aborted) {
+      controller.abort(source.reason);
+      break;
+    }
+    const onAbort = () => controller.abort(source.reason);
+    source.addEventListener('abort', onAbort, { once: true });
+    detach.push(() => source.removeEventListener('abort', onAbort));
+  }
+  return { signal: controller.signal, release: () => detach.splice(0).forEach((remove) => remove()) };
+}

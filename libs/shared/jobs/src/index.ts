@@ -7,4 +7,4 @@ export * from './transport.ts';
 export * from './transport-errors.ts';
 export { InProcessTransport } from './in-process.ts';
 export { exitOnSignals } from './signals.ts';
-export { deadlineSignal } from './deadline-signal.ts';
+export { deadlineSignal, linkedSignal } from './deadline-signal.ts';

@@ -41,9 +41,10 @@ const bundledJobSchema = z.object({
  * A bundle's BullMQ job data. `deadlineAt` is the latest of its jobs' (the bundle is dropped unrun
  * only once every job in it is past its deadline), `requestId` the first job's (for the queue's
  * own log lines), `replyTo` the inbox of the gateway that sent them all, `framedReplies` whether
- * it reads framed answers.
+ * it reads framed answers, `v` the protocol version it speaks (job-protocol.ts).
  */
 const bundleSchema = z.object({
+  v: z.number().int().optional(),
   bundle: z.array(bundledJobSchema).min(1),
   deadlineAt: z.number(),
   requestId: z.string(),
@@ -181,6 +182,7 @@ export class JobSender {
   private async addBundle(jobs: Gathered[]): Promise<void> {
     const [first] = jobs as [Gathered, ...Gathered[]];
     const data: BundleData = {
+      ...(first.envelope.v === undefined ? {} : { v: first.envelope.v }),
       bundle: jobs.map(({ replyId, envelope }) => ({
         replyId,
         payload: envelope.payload,

@@ -21,6 +21,7 @@
 import { z } from 'zod';
 import { errorKind, type RateLimitedLog } from '@svc/telemetry';
 import type { Redis } from './redis.ts';
+import { versionField, wireErrorField } from './job-protocol.ts';
 
 /** How long a gateway may be away from its inbox and still find the answers pushed meanwhile. */
 export const REPLY_TTL_MS = 10_000;
@@ -41,10 +42,13 @@ const GATEWAY_ID_TAG = /^\{[0-9a-f-]{36}\}$/;
 export const isInboxKey = (redisPrefix: string, key: string): boolean =>
   key.startsWith(`${redisPrefix}:replies:{`) && GATEWAY_ID_TAG.test(key.slice(redisPrefix.length + ':replies:'.length));
 
-/** `jobId`: the id the gateway waits on, a BullMQ job's own or, for a job in a bundle, its `replyId`. */
+/**
+ * `jobId`: the id the gateway waits on, a BullMQ job's own or, for a job in a bundle, its `replyId`.
+ * `v` and a failure's `error`: the protocol's version and a handler's ApiError (job-protocol.ts).
+ */
 const replySchema = z.union([
-  z.object({ jobId: z.string(), ok: z.literal(true), result: z.unknown() }),
-  z.object({ jobId: z.string(), ok: z.literal(false), reason: z.string() }),
+  z.object({ v: versionField, jobId: z.string(), ok: z.literal(true), result: z.unknown() }),
+  z.object({ v: versionField, jobId: z.string(), ok: z.literal(false), reason: z.string(), error: wireErrorField }),
 ]);
 
 /** A job's answer: its result (parsed by the gateway against its kind), or why it failed. */
@@ -114,9 +118,14 @@ function popped(results: Array<[Error | null, unknown]> | null): string[] {
 export class ReplyInbox {
   private closed = false;
   private readonly reading: Promise<void>;
-  /** Settles on close: a read pending on a connection that is reconnecting is never rejected by its disconnect. */
-  private readonly stopped: Promise<undefined>;
-  private stop: () => void = () => undefined;
+  /**
+   * Ends the pending read on close: a read pending on a connection that is reconnecting is never
+   * rejected by its disconnect. Set for one read and cleared after it, not a promise raced by
+   * every read: a `Promise.race` against a promise that lives as long as the inbox left a
+   * reaction on it per read, each holding the batch that read answered (issue 32: 4.7 KB kept per
+   * QR answer, the gateway out of memory within minutes under load).
+   */
+  private interrupt: (() => void) | undefined;
 
   constructor(
     private readonly connection: Redis,
@@ -124,8 +133,15 @@ export class ReplyInbox {
     private readonly deliver: (reply: Reply) => void,
     private readonly log: RateLimitedLog,
   ) {
-    this.stopped = new Promise((resolve) => (this.stop = () => resolve(undefined)));
     this.reading = this.read();
+  }
+
+  /** `read`'s answer, or undefined once the inbox is closed; nothing of it is kept after it settles. */
+  private untilClosed<T>(read: Promise<T>): Promise<T | undefined> {
+    return new Promise<T | undefined>((resolve, reject) => {
+      this.interrupt = () => resolve(undefined);
+      read.then(resolve, reject);
+    }).finally(() => (this.interrupt = undefined));
   }
 
   private async read(): Promise<void> {
@@ -138,7 +154,7 @@ export class ReplyInbox {
           .brpop(this.key, BLOCK_S)
           .rpop(this.key, BATCH_SIZE - 1)
           .exec();
-        const results = await Promise.race([read, this.stopped]);
+        const results = await this.untilClosed(read);
         if (results === undefined) return;
         for (const message of popped(results)) {
           if (this.closed) return;
@@ -158,7 +174,7 @@ export class ReplyInbox {
   /** Stops reading: the pending blocking read is dropped with the connection (a QUIT would wait behind it). */
   async close(): Promise<void> {
     this.closed = true;
-    this.stop();
+    this.interrupt?.();
     this.connection.disconnect();
     await this.reading;
   }

@@ -13,7 +13,7 @@ export const unavailableError = (cause?: unknown): ApiError =>
   });
 
 /** The stores a request reads or writes in Redis besides the job backend, named in its 503. */
-export type BackendPart = 'key store' | 'rate limiter' | 'meter' | 'list store';
+export type BackendPart = 'key store' | 'rate limiter' | 'meter' | 'list store' | 'feedback store';
 
 /** A store on the request's path did not answer in time (REDIS_COMMAND_TIMEOUT_MS) or is gone. */
 export const storeUnavailableError = (part: BackendPart, cause?: unknown): ApiError =>

@@ -11,6 +11,8 @@ export type { JobKind };
 
 /** What travels through the queue: the payload plus what a worker needs to honour the deadline. */
 export interface JobEnvelope<P> {
+  /** The protocol version of the gateway that sent it (job-protocol.ts); absent from one of v0. */
+  v?: number;
   payload: P;
   /** Epoch ms after which nobody waits for the answer: workers drop the job. */
   deadlineAt: number;
@@ -59,7 +61,8 @@ export interface JobTransport {
   readonly kind: 'in-process' | 'bullmq';
   /**
    * Resolves with the validated result, or rejects with an ApiError:
-   * `timeout` (deadline passed), `service_unavailable` (cannot enqueue), `internal_error` (job failed);
+   * `timeout` (deadline passed), `service_unavailable` (cannot enqueue), `internal_error` (job failed),
+   * or the ApiError the handler threw, as itself in either transport (job-protocol.ts);
    * or with CallerGoneError once `callerGone` aborts.
    */
   submit<P, R>(kind: JobKind<P, R>, payload: P, options: SubmitOptions): Promise<R>;

@@ -201,9 +201,9 @@ describe('a worker running a bundle', () => {
     await queue.add(QUEUE, { bundle, deadlineAt: future, requestId: 'req-r1', replyTo: inbox });
     await expect.poll(answers, { timeout: 5_000 }).toHaveLength(3);
     expect(await answers()).toEqual([
-      { jobId: 'r1', ok: false, reason: 'deadline passed before a worker took the job' },
-      { jobId: 'r2', ok: false, reason: 'handler bug' },
-      { jobId: 'r3', ok: true, result: { value: 'GOOD' } },
+      { v: 1, jobId: 'r1', ok: false, reason: 'deadline passed before a worker took the job' },
+      { v: 1, jobId: 'r2', ok: false, reason: 'handler bug' },
+      { v: 1, jobId: 'r3', ok: true, result: { value: 'GOOD' } },
     ]);
     expect(ran.sort()).toEqual(['req-r2', 'req-r3']);
     await expect.poll(() => ended).toEqual(['completed']);
@@ -221,8 +221,8 @@ describe('a worker running a bundle', () => {
     await expect.poll(answers, { timeout: 5_000 }).toHaveLength(2);
     const reason = 'deadline passed before a worker took the job';
     expect(await answers()).toEqual([
-      { jobId: 'p1', ok: false, reason },
-      { jobId: 'p2', ok: false, reason },
+      { v: 1, jobId: 'p1', ok: false, reason },
+      { v: 1, jobId: 'p2', ok: false, reason },
     ]);
     expect(ran).toEqual([]);
     await expect.poll(() => ended).toEqual(['failed']);

@@ -241,8 +241,9 @@ describe('framed answers (a body after its JSON)', () => {
       await expect.poll(async () => redis.llen(inbox), { timeout: 5_000 }).toBe(4);
       const [bundled2, bundled1, framed, plain] = await redis.lrange(inbox, 0, -1);
       const result = { contentType: 'text/plain', body: '<svg fill="#000">\n</svg>' };
-      expect(plain).toBe(JSON.stringify({ jobId: 'old', ok: true, result }));
-      const frame = (jobId: string) => `B${JSON.stringify({ jobId, ok: true, result: { contentType: 'text/plain' } })}\n${result.body}`;
+      expect(plain).toBe(JSON.stringify({ v: 1, jobId: 'old', ok: true, result }));
+      const frame = (jobId: string) =>
+        `B${JSON.stringify({ v: 1, jobId, ok: true, result: { contentType: 'text/plain' } })}\n${result.body}`;
       expect([framed, bundled1, bundled2]).toEqual([frame('new'), frame('b1'), frame('b2')]);
     } finally {
       await worker.close();

@@ -1,17 +1,26 @@
 /**
  * Both job transports honour one contract: validated results, `timeout` at the deadline,
- * `internal_error` with the request id when a job fails, and, over BullMQ, `service_unavailable`
+ * `internal_error` with the request id when a job fails, a handler's ApiError as itself, a QR
+ * payload at the operation's limits carried whole, and, over BullMQ, `service_unavailable`
  * fast when Redis is gone and a crashed worker's job retried by stalled-job handling.
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, QueueEvents, type Worker } from 'bullmq';
 import { createRedis } from '@svc/jobs/redis';
-import { ApiError } from '@svc/contracts';
+import { ApiError, MARGIN, MAX_DATA_CODE_POINTS, QR_JOB, SCALE, qrToolInputSchema } from '@svc/contracts';
 import { CallerGoneError, InProcessTransport, handleJob, registerHandler, type JobTransport } from '@svc/jobs';
 import { BullTransport, bullPrefix, startBullWorker } from '@svc/jobs/bullmq';
 import { dropPrefix, spawnNode, startTcpProxy, stopProcessTree, testRedisUrl, uniquePrefix } from '@svc/testkit';
-import { ECHO_BUNDLED_JOB, ECHO_JOB, echoBundledHandler, echoHandler, type EchoPayload } from './fixtures/echo-job.ts';
+import {
+  ECHO_BUNDLED_JOB,
+  ECHO_JOB,
+  echoBundledHandler,
+  echoHandler,
+  handlerApiError,
+  qrLimitsHandler,
+  type EchoPayload,
+} from './fixtures/echo-job.ts';
 
 const submit = (transport: JobTransport, payload: EchoPayload, deadlineMs = 5_000, kind = ECHO_JOB) =>
   transport.submit(kind, payload as never, { deadlineMs, requestId: 'req-1' });
@@ -54,6 +63,27 @@ function sharedContract(name: string, make: () => Promise<{ transport: JobTransp
       const error = await rejection(submitKind(transport, { value: 'x', fail: true }));
       expect(error.code).toBe('internal_error');
       expect(error.details).toEqual({ requestId: 'req-1' });
+    });
+
+    it.each(['content_too_long', 'service_unavailable'] as const)(
+      'an ApiError the handler throws (%s) arrives as itself: code, message, details and headers',
+      async (code) => {
+        const error = await rejection(submitKind(transport, { value: 'x', apiError: code }));
+        const thrown = handlerApiError(code);
+        expect({ code: error.code, message: error.message, details: error.details, headers: error.headers }).toEqual({
+          code: thrown.code,
+          message: thrown.message,
+          details: thrown.details,
+          headers: thrown.headers,
+        });
+      },
+    );
+
+    it("a QR payload at the operation's limits reaches the handler whole", async () => {
+      // What the qr_generate tool accepts at its highest limits, longest data in code points (two UTF-16 units each).
+      const payload = qrToolInputSchema.parse({ data: '😀'.repeat(MAX_DATA_CODE_POINTS), scale: SCALE[1], margin: MARGIN[1] });
+      const result = await transport.submit(QR_JOB, payload, { deadlineMs: 5_000, requestId: 'req-limits' });
+      expect(result).toMatchObject({ ok: true, size: payload.scale, margin: payload.margin, body: payload.data });
     });
 
     it('a result that breaks its schema is internal_error, not passed on', async () => {
@@ -128,7 +158,7 @@ describe('a handler that gives up when its deadline aborts it', () => {
 });
 
 sharedContract('in-process', () => {
-  const transport = new InProcessTransport([echoHandler]);
+  const transport = new InProcessTransport([echoHandler, qrLimitsHandler]);
   return Promise.resolve({ transport, close: () => transport.close() });
 });
 
@@ -136,12 +166,13 @@ sharedContract('in-process', () => {
 async function overBullmq(handler: typeof echoHandler, label: string) {
   const url = testRedisUrl();
   const prefix = uniquePrefix(label);
-  const transport = await BullTransport.create({ redis: url, redisPrefix: prefix, kinds: [handler.kind] });
+  const transport = await BullTransport.create({ redis: url, redisPrefix: prefix, kinds: [handler.kind, QR_JOB] });
   const worker = startBullWorker(handler, { redis: url, redisPrefix: prefix, concurrency: 8 });
+  const qrWorker = startBullWorker(qrLimitsHandler, { redis: url, redisPrefix: prefix, concurrency: 1 });
   return {
     transport,
     close: async () => {
-      await worker.close();
+      await Promise.all([worker.close(), qrWorker.close()]);
       await transport.close();
       await dropPrefix(url, prefix);
     },
@@ -225,7 +256,8 @@ describe('bullmq: failure behaviour', () => {
     const transport = await BullTransport.create({ redis: proxy.url, redisPrefix: prefix, kinds: [ECHO_JOB] });
     try {
       proxy.cut();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Once the transport knows Redis is gone (its probe fails), a submit must not wait for it.
+      await expect.poll(() => transport.isReady(), { timeout: 5_000, interval: 20 }).toBe(false);
       const started = Date.now();
       const error = await rejection(submit(transport, { value: 'x' }, 10_000));
       expect(error.code).toBe('service_unavailable');

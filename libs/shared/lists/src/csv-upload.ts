@@ -2,18 +2,17 @@
  * Reading an uploaded CSV list with csv-parse, as a stream: RFC 4180 quoting, the encodings of
  * csv-encoding.ts (turned into UTF-8 before parsing), `,`, `;` or tab between fields (whichever
  * splits the first record into more fields, or what an Excel `sep=` first line says), rows of
- * uneven length accepted, blank lines skipped. The first row and up to 1,000 rows after it are
- * read before anything else to find the address column (csv-columns.ts); they are then handed on
- * with the rest of the rows, which stream.
+ * uneven length accepted, blank lines skipped. The address column is found from the first rows
+ * (upload-layout.ts, as for a workbook); the rows then stream.
  */
 import type { Readable } from 'node:stream';
 import { ApiError, LIST_BODY_LIMIT_BYTES } from '@svc/contracts';
 import type { CsvLayout } from './model.ts';
 import { CsvError, parse } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
-import { SAMPLE_ROWS, chooseColumn, type ColumnChoice } from './csv-columns.ts';
 import { UploadDecoder, refusal } from './csv-encoding.ts';
 import { QuoteTracker, filePosition } from './csv-quotes.ts';
+import { laidOut } from './upload-layout.ts';
 
 /**
  * CRLF, LF or CR, in any mix: left to itself the parser takes the first line end it meets for the
@@ -75,16 +74,12 @@ export function detectDelimiter(head: string): Delimiter {
   return best;
 }
 
-/** Column names of a file without a header row: the address column is `email`. */
-const generatedColumns = (width: number, address: number): string[] =>
-  Array.from({ length: width }, (_, i) => (i === address ? 'email' : `column_${i + 1}`));
-
 /**
  * The body's chunks up to `limit` bytes. Leaving early (too large, a bad row) does not destroy the
  * request: the gateway reads the rest and drops it so that the client, still sending, gets the
  * answer instead of a reset (see drainUnreadBody).
  */
-async function* limited(body: Readable, limit: number): AsyncGenerator<Buffer> {
+export async function* limited(body: Readable, limit: number): AsyncGenerator<Buffer> {
   let total = 0;
   for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer | string>) {
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
@@ -192,52 +187,10 @@ export async function readCsvUpload(body: Readable, options: CsvUploadOptions = 
     parser.destroy();
     await feeding;
   };
-  let firstRow: string[];
-  const sample: string[][] = [];
-  let exhausted = false;
-  try {
-    const first = await next();
-    if (first.done === true) throw new ApiError('invalid_request', 'The CSV file is empty: send 1 to 100000 addresses.');
-    firstRow = first.value;
-    while (sample.length < SAMPLE_ROWS) {
-      const row = await next();
-      if (row.done === true) {
-        exhausted = true;
-        break;
-      }
-      sample.push(row.value);
-    }
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  let choice: ColumnChoice;
-  try {
-    choice = chooseColumn(firstRow, sample, options.column);
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  const { header, preamble, index } = choice;
-  // The header row, and the rows read so far that are data (a preamble before the header is kept as rows).
-  const headerRow = preamble === 0 ? firstRow : sample[preamble - 1]!;
-  const before = header ? [...(preamble === 0 ? [] : [firstRow]), ...sample.slice(0, Math.max(0, preamble - 1))] : [firstRow];
-  const after = sample.slice(preamble);
-  const columns = header ? headerRow : generatedColumns(Math.max(1, firstRow.length, index + 1), index);
-
-  async function* rows(): AsyncGenerator<string[]> {
-    try {
-      yield* before;
-      yield* after;
-      if (exhausted) return;
-      for (let row = await next(); row.done !== true; row = await next()) yield row.value;
-    } finally {
-      await stop();
-    }
-  }
+  const { columns, addressColumn, headerRow, rows } = await laidOut({ next, stop }, options.column, 'CSV file');
   return {
-    layout: { columns, addressColumn: index, delimiter, bom: false, headerRow: header },
-    rows: rows(),
+    layout: { columns, addressColumn, delimiter, bom: false, headerRow },
+    rows,
     // Results are UTF-8 whatever came in; a byte-order mark tells Excel, which wrote a
     // Windows-1252 or UTF-16 file, that they are.
     settle: () => ({ encoding: decoder.encoding, bom: decoder.hadBom || decoder.encoding !== 'utf-8' }),

@@ -3,22 +3,53 @@
  * memory: each entry in input order, with the result of its distinct address under the entry's
  * own spelling; rows without an address only in the CSV, with empty result columns. The view is a snapshot of the list record read first: results that settled after
  * it are left out with the rest, so `pending` is exact (`count - processed` of that record).
+ * A list that was cancelled or failed keeps every row: its entries never probed come with reason
+ * `not_verified` (JSON: `verdict` null; CSV: an empty verdict), so the file still has every input row.
  */
-import { RESULT_COLUMNS, type VerifyResult } from '@svc/contracts';
+import {
+  FULL_RESULT_COLUMNS,
+  RESULT_COLUMNS,
+  UTF8_BOM,
+  neutraliseCell,
+  resultCells,
+  NOT_VERIFIED,
+  type ResultForm,
+  type VerifyResult,
+} from '@svc/contracts';
 import { INPUT_CHUNK_ROWS, NO_ADDRESS, type ListRecord } from './model.ts';
 import type { ListStore } from './store.ts';
 import { stringify } from 'csv-stringify/sync';
 
+/** An entry of a cancelled or failed list that was never probed. */
+export interface NotVerifiedResult {
+  email: string;
+  verdict: null;
+  score: null;
+  reason: typeof NOT_VERIFIED;
+  checks: null;
+}
+
+/** What an entry's result is in the results: settled, or never probed (its list ended first). */
+export type EntryResult = VerifyResult | NotVerifiedResult;
+
+const isNotVerified = (result: EntryResult): result is NotVerifiedResult => result.verdict === null;
+
+/** Rows a list that ended without completing keeps without a result: every one, as not_verified. */
+const keepsUnsettled = (record: ListRecord): boolean => record.status === 'cancelled' || record.status === 'failed';
+
 export interface SettledRow {
   /** Position in the upload, from 0. */
   position: number;
+  /** The distinct address's index: rows sharing it are duplicates of each other. */
+  index: number;
   cells: string[];
-  result: VerifyResult;
+  result: EntryResult;
 }
 
 /** A row of the upload without an address: no entry, only a row of the CSV results. */
 export interface BlankRow {
   position: number;
+  index: null;
   cells: string[];
   result: null;
 }
@@ -34,8 +65,8 @@ export async function resultsPage(
   record: ListRecord,
   from: number,
   limit: number,
-): Promise<{ results: Array<VerifyResult & { position: number }>; next: number | null }> {
-  const results: Array<VerifyResult & { position: number }> = [];
+): Promise<{ results: Array<EntryResult & { position: number }>; next: number | null }> {
+  const results: Array<EntryResult & { position: number }> = [];
   let last = from - 1;
   for await (const entry of settledEntries(store, record, from, limit)) {
     results.push({ ...entry.result, position: entry.position });
@@ -64,20 +95,26 @@ async function* uploadRows(
       const position = chunk * INPUT_CHUNK_ROWS + offset;
       if (position < from) continue;
       if (index === NO_ADDRESS) {
-        if (blank) yield { position, cells, result: null };
+        if (blank) yield { position, index: null, cells, result: null };
         continue;
       }
       const settled = byIndex.get(index);
-      if (settled === undefined || settled.seq > record.settled) continue;
-      yield { position, cells, result: { ...settled.result, email: cells[address] ?? '' } };
+      const email = cells[address] ?? '';
+      if (settled === undefined || settled.seq > record.settled) {
+        if (!keepsUnsettled(record)) continue;
+        yield { position, index, cells, result: { email, verdict: null, score: null, reason: NOT_VERIFIED, checks: null } };
+      } else yield { position, index, cells, result: { ...settled.result, email } };
       found += 1;
       if (found >= limit) return;
     }
   }
 }
 
+/** Entries left out of the results: not settled yet (none once a cancelled or failed list keeps them as not_verified). */
+export const pendingOf = (record: ListRecord): number => (keepsUnsettled(record) ? 0 : record.count - record.processed);
+
 export async function* jsonResults(store: ListStore, record: ListRecord): AsyncGenerator<string> {
-  const head = { id: record.id, status: record.status, count: record.count, pending: record.count - record.processed };
+  const head = { id: record.id, status: record.status, count: record.count, pending: pendingOf(record) };
   yield `${JSON.stringify(head).slice(0, -1)},"results":[`;
   let first = true;
   let batch = '';
@@ -92,19 +129,33 @@ export async function* jsonResults(store: ListStore, record: ListRecord): AsyncG
   yield `${batch}]}`;
 }
 
-export async function* csvResults(store: ListStore, record: ListRecord): AsyncGenerator<string> {
-  const { columns, delimiter, bom } = record.layout;
+/**
+ * The CSV results: the upload's rows in its separator with the result columns of `form` appended,
+ * after a UTF-8 byte-order mark (always: Excel on Windows reads accents right only with it), every
+ * cell neutralised against formulas (neutraliseCell), the header included. A row is flagged
+ * `duplicate` (full form) when an earlier row had the same address.
+ */
+export async function* csvResults(store: ListStore, record: ListRecord, form: ResultForm = 'default'): AsyncGenerator<string> {
+  const { columns, delimiter } = record.layout;
   const width = columns.length;
-  yield stringify([[...columns, ...RESULT_COLUMNS]], { delimiter, bom });
+  const write = (rows: string[][]): string => stringify(rows, { delimiter, cast: { string: neutraliseCell } });
+  yield UTF8_BOM + write([[...columns, ...(form === 'full' ? FULL_RESULT_COLUMNS : RESULT_COLUMNS)]]);
+  const seen = new Set<number>();
   let rows: string[][] = [];
-  for await (const { cells, result } of uploadRows(store, record, 0, Infinity, true)) {
+  for await (const { cells, result, index } of uploadRows(store, record, 0, Infinity, true)) {
     const padded = cells.length >= width ? cells : [...cells, ...Array<string>(width - cells.length).fill('')];
-    if (result === null) rows.push([...padded, ...RESULT_COLUMNS.map(() => '')]);
-    else rows.push([...padded, result.verdict, String(result.score), result.reason, result.didYouMean ?? '']);
+    const duplicate = index !== null && seen.has(index);
+    if (index !== null) seen.add(index);
+    rows.push([
+      ...padded,
+      ...(result !== null && isNotVerified(result)
+        ? resultCells(null, form, duplicate, NOT_VERIFIED)
+        : resultCells(result, form, duplicate)),
+    ]);
     if (rows.length >= 1_000) {
-      yield stringify(rows, { delimiter });
+      yield write(rows);
       rows = [];
     }
   }
-  if (rows.length > 0) yield stringify(rows, { delimiter });
+  if (rows.length > 0) yield write(rows);
 }

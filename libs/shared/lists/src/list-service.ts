@@ -27,9 +27,13 @@ export interface ListsDeps {
   queue: ListQueue;
   meter: Meter;
   maxActivePerKey: number;
+  /** Storage quota: rows of a key's lists kept at once (LIST_MAX_STORED_ROWS_PER_KEY; its default when absent). */
+  maxStoredRowsPerKey?: number;
   freeAllowances: FreeAllowances;
   /** Accept http:// and private callback hosts (test rigs, private deployments). */
   allowPrivateCallbacks: boolean;
+  /** `LIST_RETRY_DELAYS_S`: what the list object's `estimatedCompletionAt` counts on for the retries still to come. */
+  retryDelaysS?: readonly number[];
 }
 
 export interface NewListInput {
@@ -59,6 +63,17 @@ async function backend<T>(part: BackendPart, step: () => Promise<T>): Promise<T>
     throw storeUnavailableError(part, error);
   }
 }
+
+const DEFAULT_MAX_STORED_ROWS = 1_000_000;
+
+/** 429 quota_exceeded: the key's stored rows would pass LIST_MAX_STORED_ROWS_PER_KEY. */
+export const quotaExceeded = (quota: number, stored: number): ApiError =>
+  new ApiError(
+    'quota_exceeded',
+    `This key's lists hold ${stored} of the ${quota} rows a key may keep stored (LIST_MAX_STORED_ROWS_PER_KEY, duplicates and empty rows included), ` +
+      "and this list would pass that quota. Delete lists you no longer need, or wait until old lists' data expires (its retention after they end), then retry.",
+    { headers: { 'Retry-After': '3600' }, details: { maxStoredRows: quota, storedRows: stored } },
+  );
 
 export class ListService {
   constructor(private readonly deps: ListsDeps) {}
@@ -99,7 +114,13 @@ export class ListService {
     const builder = new ListBuilder(this.deps.store, id, input.layout.addressColumn);
     let workChunks = 0;
     try {
+      // Counted before the upload is read and as it is read: rows past the quota are never staged.
+      // Two uploads of one key at once may each pass it by one list at most (the active-list cap bounds that).
+      const stored = await backend('list store', () => this.deps.store.storedRows(key.id));
+      const quota = this.deps.maxStoredRowsPerKey ?? DEFAULT_MAX_STORED_ROWS;
+      if (stored >= quota) throw quotaExceeded(quota, stored);
       for await (const row of input.rows) {
+        if (stored + builder.count + builder.skipped >= quota) throw quotaExceeded(quota, stored);
         await backend('list store', () => builder.add(row));
         // Let other requests in: reading 100,000 rows otherwise holds the event loop for a second.
         if ((builder.count + builder.skipped) % YIELD_EVERY_ROWS === 0) await nextTurn();
@@ -157,12 +178,26 @@ export class ListService {
 
   async object(record: ListRecord): Promise<ListObject> {
     const ledger = await backend('meter', () => this.deps.meter.ledger(ledgerOf(record.id), record.keyId));
-    return toListObject(record, costOf(OPERATION, ledger.billableUnits));
+    return toListObject(record, costOf(OPERATION, ledger.billableUnits), { now: Date.now(), retryDelaysS: this.deps.retryDelaysS ?? [] });
   }
 
   async page(keyId: string, limit: number, cursor: string | undefined): Promise<{ lists: ListObject[]; nextCursor: string | null }> {
     const page = await backend('list store', () => this.deps.store.page(keyId, limit, cursor));
     return { lists: await Promise.all(page.records.map((record) => this.object(record))), nextCursor: page.next };
+  }
+
+  /**
+   * `finish`: a `retrying` list settles its waiting addresses now (each risky, with the reason it
+   * waited for) and completes; its end is queued for the workers (billing, callback). Any other
+   * list is answered as it is: a running list still has first passes to make.
+   */
+  async finish(keyId: string, listId: string): Promise<ListObject> {
+    const record = await this.get(keyId, listId);
+    if (record.status !== 'retrying') return this.object(record);
+    const ended = await backend('list store', () => this.deps.store.settleWaiting(listId, Date.now(), `evt_${randomUUID()}`));
+    if (ended === undefined) throw new ApiError('not_found', `No list ${listId} for this key.`);
+    await this.deps.queue.add([{ job: { kind: 'finish', listId } }]).catch(() => undefined); // else the janitor finishes it
+    return this.object(ended);
   }
 
   /** Cancels an active list (an ended one is answered as it is); its end is queued for the workers. */

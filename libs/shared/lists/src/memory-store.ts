@@ -3,8 +3,8 @@
  * (lost on restart, as everything of embedded mode). Each method runs to completion without
  * awaiting, which makes it as atomic as a Lua script.
  */
-import { isEnded, type ListStatus } from '@svc/contracts';
-import type { Commit, CommitOutcome, InputRow, ListRecord, NewList, RetryMark, StoredResult, WorkItem } from './model.ts';
+import { isEnded, type ListStatus, type VerifyResult } from '@svc/contracts';
+import type { Commit, CommitOutcome, InputRow, ListRecord, NewList, RetryMark, StoredResult, Waiting, WorkItem } from './model.ts';
 import { decodeCursor, encodeCursor, nextStatus } from './rules.ts';
 import type { ChunkProgress, ListPage, ListStore, PendingWork } from './store.ts';
 
@@ -12,7 +12,7 @@ interface Entry {
   record: ListRecord;
   work: WorkItem[][];
   results: Map<number, StoredResult>;
-  retries: Map<number, RetryMark>;
+  retries: Map<number, RetryMark & { entries: number; result: VerifyResult }>;
   chunksDone: Set<number>;
   /** `chunk:round` -> earliest due time. */
   retryGroups: Map<string, number>;
@@ -83,6 +83,15 @@ export class MemoryListStore implements ListStore {
     return Promise.resolve();
   }
 
+  storedRows(keyId: string): Promise<number> {
+    let rows = 0;
+    for (const id of [...this.lists.keys()]) {
+      const record = this.entry(id)?.record; // an expired list is dropped here
+      if (record?.keyId === keyId) rows += record.count + (record.layout.skipped ?? 0);
+    }
+    return Promise.resolve(rows);
+  }
+
   discard(listId: string, keyId: string): Promise<void> {
     this.inputs.delete(listId);
     this.slotsOf(keyId).delete(listId);
@@ -107,7 +116,7 @@ export class MemoryListStore implements ListStore {
 
   get(listId: string): Promise<ListRecord | undefined> {
     const entry = this.entry(listId);
-    return Promise.resolve(entry === undefined ? undefined : structuredClone(entry.record));
+    return Promise.resolve(entry === undefined ? undefined : { ...structuredClone(entry.record), waiting: waitingOf(entry) });
   }
 
   page(keyId: string, limit: number, cursor: string | undefined): Promise<ListPage> {
@@ -152,7 +161,7 @@ export class MemoryListStore implements ListStore {
     for (const index of indices) {
       if (entry?.results.has(index)) settled.add(index);
       const mark = entry?.retries.get(index);
-      if (mark !== undefined) retries.set(index, { ...mark });
+      if (mark !== undefined) retries.set(index, { round: mark.round, dueAt: mark.dueAt });
     }
     return Promise.resolve({ settled, retries });
   }
@@ -175,9 +184,9 @@ export class MemoryListStore implements ListStore {
       record.processed += settled.entries;
       record.summary[settled.result.verdict] += settled.entries;
     }
-    for (const { index, round, dueAt } of commit.retries) {
+    for (const { index, round, dueAt, entries, result } of commit.retries) {
       if (entry.results.has(index)) continue;
-      entry.retries.set(index, { round, dueAt });
+      entry.retries.set(index, { round, dueAt, entries, result });
       const group = `${commit.chunk}:${round}`;
       entry.retryGroups.set(group, Math.min(entry.retryGroups.get(group) ?? Infinity, dueAt));
     }
@@ -196,6 +205,25 @@ export class MemoryListStore implements ListStore {
       record.completedAt = now;
       record.eventId = eventId;
     }
+  }
+
+  settleWaiting(listId: string, now: number, eventId: string): Promise<ListRecord | undefined> {
+    const entry = this.entry(listId);
+    if (entry === undefined) return Promise.resolve(undefined);
+    const record = entry.record;
+    if (record.status === 'retrying') {
+      for (const [index, mark] of entry.retries) {
+        if (entry.results.has(index)) continue;
+        record.settled += 1;
+        entry.results.set(index, { seq: record.settled, result: mark.result });
+        record.processed += mark.entries;
+        record.summary[mark.result.verdict] += mark.entries;
+      }
+      entry.retries.clear();
+      entry.retryGroups.clear();
+      this.move(record, 'completed', now, eventId);
+    }
+    return this.get(listId);
   }
 
   end(listId: string, status: 'cancelled' | 'failed', now: number, eventId: string, error?: string): Promise<ListRecord | undefined> {
@@ -254,4 +282,17 @@ export class MemoryListStore implements ListStore {
     this.unfinishedIds.delete(listId);
     return Promise.resolve();
   }
+}
+
+/** What waits for a retry in `entry`: entries by reason, the earliest and the latest retry due. */
+function waitingOf(entry: Entry): Waiting {
+  const byReason: Record<string, number> = {};
+  for (const mark of entry.retries.values()) byReason[mark.result.reason] = (byReason[mark.result.reason] ?? 0) + mark.entries;
+  let next: number | null = null;
+  let last: Waiting['last'] = null;
+  for (const [group, dueAt] of entry.retryGroups) {
+    if (next === null || dueAt < next) next = dueAt;
+    if (last === null || dueAt > last.dueAt) last = { dueAt, round: Number(group.split(':')[1]) };
+  }
+  return { byReason, next, last };
 }

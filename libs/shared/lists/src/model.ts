@@ -2,14 +2,14 @@
  * What a list is made of in storage. An upload becomes:
  * - input rows, in input order, in chunks of INPUT_CHUNK_ROWS: `[distinctIndex, ...cells]`, the
  *   address being `cells[addressColumn]` (a JSON upload has one cell, the address);
- * - distinct addresses (duplicates after trimming and lower-casing the domain are one), sorted by
+ * - distinct addresses (duplicates after trimming and lower-casing the whole address are one: dedupKey), sorted by
  *   domain so that a work chunk's addresses share SMTP sessions, in work chunks of
  *   WORK_CHUNK_SIZE: `[distinctIndex, address, entries]`;
  * - one result per distinct address once it settles, numbered in the order they settled, so that
  *   a reader can take a consistent snapshot (results numbered up to the list's `settled` count);
  * - a retry mark per distinct address waiting for its next attempt: the round and when it is due.
  */
-import { LIST_UNIT_SIZE, formatUsd, type ListObject, type ListStatus, type VerifyResult } from '@svc/contracts';
+import { LIST_UNIT_SIZE, formatUsd, isEnded, type ListObject, type ListStatus, type VerifyResult } from '@svc/contracts';
 
 export const INPUT_CHUNK_ROWS = 1_000;
 /**
@@ -34,6 +34,24 @@ export interface RetryMark {
   /** The attempt this address waits for: 1 for the first retry. */
   round: number;
   dueAt: number;
+}
+
+/** A retry mark as a commit records it: also what the address would settle as if its list is finished now. */
+export interface NewRetryMark extends RetryMark {
+  index: number;
+  /** Entries of the list carrying this address. */
+  entries: number;
+  /** Its last (temporary) result, `risky` with the reason it waits for: what `finish` settles it as. */
+  result: VerifyResult;
+}
+
+/** What waits for a retry, as the list object says it (decisions "List verification"). */
+export interface Waiting {
+  /** Entries waiting, by the reason they wait for (`greylisted`, `timeout`, ...). */
+  byReason: Record<string, number>;
+  /** The earliest and the latest retry scheduled (with its round), if any. */
+  next: number | null;
+  last: { dueAt: number; round: number } | null;
 }
 
 /** Retries of one work chunk waiting for the same round: one retry job does them. */
@@ -94,6 +112,8 @@ export interface ListRecord {
   /** The end was handled: units billed, callback handed over, retention set. */
   finished: boolean;
   callbackQueued: boolean;
+  /** What waits for a retry (read with the record; absent where a store does not say). */
+  waiting?: Waiting;
 }
 
 /** A new list as the gateway writes it. */
@@ -111,6 +131,7 @@ export type NewList = Omit<
   | 'enqueued'
   | 'finished'
   | 'callbackQueued'
+  | 'waiting'
 >;
 
 export interface SettledEntry {
@@ -126,7 +147,7 @@ export interface Commit {
   chunk: number;
   round: number;
   settled: SettledEntry[];
-  retries: Array<{ index: number } & RetryMark>;
+  retries: NewRetryMark[];
   /** Id for the list's end event, used if this commit ends the list. */
   eventId: string;
 }
@@ -148,8 +169,55 @@ function csvSource(layout: CsvLayout): Pick<ListObject, 'column' | 'encoding'> {
   return { column: { index: layout.addressColumn + 1, header }, encoding: layout.encoding };
 }
 
+/** What the list object says of a list that is not over: what waits and when, and when it should end. */
+function progressOf(
+  record: ListRecord,
+  timing: ListTiming | undefined,
+): Pick<ListObject, 'waiting' | 'waitingReasons' | 'nextRetryAt' | 'estimatedCompletionAt'> {
+  if (isEnded(record.status) || timing === undefined) return {};
+  const out: Pick<ListObject, 'waiting' | 'waitingReasons' | 'nextRetryAt' | 'estimatedCompletionAt'> = {};
+  const reasons = Object.fromEntries(Object.entries(record.waiting?.byReason ?? {}).filter(([, entries]) => entries > 0));
+  const waiting = Object.values(reasons).reduce((sum, entries) => sum + entries, 0);
+  if (waiting > 0 || record.status === 'retrying') {
+    out.waiting = waiting;
+    out.waitingReasons = reasons;
+    if (record.waiting?.next != null) out.nextRetryAt = new Date(record.waiting.next).toISOString();
+  }
+  const eta = estimatedCompletion(record, timing);
+  if (eta !== undefined) out.estimatedCompletionAt = new Date(eta).toISOString();
+  return out;
+}
+
+/** What the time estimates need: now, and the configured retry delays (`LIST_RETRY_DELAYS_S`). */
+export interface ListTiming {
+  now: number;
+  retryDelaysS: readonly number[];
+}
+
+/**
+ * When a running list should end: at the rate its entries settled so far for what is left of
+ * the first pass, and no earlier than its last scheduled retry plus the delays of the rounds
+ * after it (an address greylisted again waits for the next one). Unknown before anything settled.
+ */
+export function estimatedCompletion(record: ListRecord, { now, retryDelaysS }: ListTiming): number | undefined {
+  if (record.status !== 'running' && record.status !== 'retrying') return undefined;
+  let eta: number | undefined;
+  const started = record.startedAt ?? record.createdAt;
+  const waitingEntries = Object.values(record.waiting?.byReason ?? {}).reduce((sum, entries) => sum + Math.max(0, entries), 0);
+  const firstPassLeft = record.count - record.processed - waitingEntries;
+  if (record.status === 'running' && firstPassLeft > 0 && record.processed + waitingEntries > 0)
+    eta = now + ((now - started) * firstPassLeft) / (record.processed + waitingEntries);
+  else if (firstPassLeft <= 0) eta = now;
+  const last = record.waiting?.last;
+  if (last != null) {
+    const later = retryDelaysS.slice(last.round).reduce((sum, seconds) => sum + seconds * 1_000, 0);
+    eta = Math.max(eta ?? now, last.dueAt + later);
+  }
+  return eta;
+}
+
 /** The list object of `record`, which has cost `costMicroUsd` so far (@svc/metering prices its billed units). */
-export function toListObject(record: ListRecord, costMicroUsd: number): ListObject {
+export function toListObject(record: ListRecord, costMicroUsd: number, timing?: ListTiming): ListObject {
   return {
     id: record.id,
     name: record.name,
@@ -164,5 +232,6 @@ export function toListObject(record: ListRecord, costMicroUsd: number): ListObje
     completedAt: iso(record.completedAt),
     ...(record.error === null ? {} : { error: record.error }),
     ...csvSource(record.layout),
+    ...progressOf(record, timing),
   };
 }

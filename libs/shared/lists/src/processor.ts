@@ -12,12 +12,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isEnded, type ListStatus, type VerifyOptions, type VerifyOutcome } from '@svc/contracts';
+import { linkedSignal } from '@svc/jobs';
 import { billingPeriod, costOf, listUnits, type Meter } from '@svc/metering';
 import type { Logger } from '@svc/telemetry';
 import type { CallbackDispatcher, ListEventType } from '@svc/webhooks';
-import { ledgerOf, toListObject, type ListRecord, type RetryMark, type SettledEntry } from './model.ts';
+import { ledgerOf, toListObject, type ListRecord, type NewRetryMark, type RetryMark, type SettledEntry } from './model.ts';
 import { chunkJobs, type ListJob, type ListQueue, type QueuedListJob } from './queue.ts';
-import { retryDelayMs } from './retry-delay.ts';
+import { mayRetry, retryDelayMs } from './retry-delay.ts';
 import type { ListStore } from './store.ts';
 
 /**
@@ -76,21 +77,25 @@ export class ListProcessor {
     const due = items.filter(([index]) => !progress.settled.has(index) && (progress.retries.get(index)?.round ?? 0) === round);
 
     const settled: SettledEntry[] = [];
-    const retries: Array<{ index: number } & RetryMark> = [];
+    const retries: NewRetryMark[] = [];
     if (due.length > 0) {
       const cancelled = new AbortController();
       const stopWatching = this.watchForEnd(record.id, cancelled);
+      // Released after the chunk: `signal` may live as long as the process (the embedded queue's shutdown).
+      const linked = linkedSignal([signal, cancelled.signal]);
       let results: VerifyOutcome[];
       try {
         results = await this.deps.verify(
           due.map(([, address]) => address),
           {
             deadlineAt: this.now() + this.deps.chunkDeadlineMs,
-            signal: AbortSignal.any([signal, cancelled.signal]),
+            signal: linked.signal,
             beforeSession: () => this.stillActive(record.id, cancelled),
+            keyId: record.keyId,
           },
         );
       } finally {
+        linked.release();
         stopWatching();
       }
       // Shutting down: what was cut short is not an answer; the job is taken up again.
@@ -98,10 +103,14 @@ export class ListProcessor {
       // Cancelled meanwhile: sessions were cut, nothing is recorded or billed.
       if (cancelled.signal.aborted) return this.finish(record.id);
       const at = this.now();
+      const sinceStart = at - (record.startedAt ?? record.createdAt);
       due.forEach(([index, , entries], i) => {
-        const { result, temporary, retryAfterSeconds } = results[i]!;
-        if (temporary && round < this.deps.retryDelaysS.length) {
-          retries.push({ index, round: round + 1, dueAt: at + retryDelayMs(round + 1, this.deps.retryDelaysS, retryAfterSeconds) });
+        const outcome = results[i]!;
+        const { result, retryAfterSeconds } = outcome;
+        if (mayRetry(outcome, round, this.deps.retryDelaysS, sinceStart)) {
+          const dueAt = at + retryDelayMs(round + 1, this.deps.retryDelaysS, retryAfterSeconds);
+          // What `finish` settles it as: risky, with the reason it waits for.
+          retries.push({ index, round: round + 1, dueAt, entries, result: { ...result, verdict: 'risky' } });
         } else settled.push({ index, entries, result });
       });
     }
@@ -178,6 +187,7 @@ export class ListProcessor {
       billingPeriod(new Date(this.now())),
       record.allowance,
       listUnits(record.settled),
+      record.settled,
     );
   }
 

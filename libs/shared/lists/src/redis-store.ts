@@ -1,17 +1,25 @@
 /**
  * Distributed mode's list store. Keys, under the deployment's prefix `<p>`:
  *   <p>:list:{<id>}              hash   the list record (counters, status, times, layout)
- *   <p>:list:{<id>}:input        hash   input chunk number -> JSON rows, in input order
- *   <p>:list:{<id>}:work         hash   work chunk number -> JSON [distinct index, address, entries]
- *   <p>:list:{<id>}:results      hash   distinct index -> JSON [settle sequence, result]
- *   <p>:list:{<id>}:retries      hash   distinct index -> "round:dueAtMs", while a retry is due
+ *   <p>:list:{<id>}:input        hash   input chunk number -> deflated JSON rows, in input order
+ *   <p>:list:{<id>}:work         hash   work chunk number -> deflated JSON [distinct index, address, entries]
+ *   <p>:list:{<id>}:results      hash   distinct index -> "<settle sequence>:<shape number>"
+ *   <p>:list:{<id>}:shapes       hash   shape number -> compact result, and "h<64 bits of its SHA-1>" -> number
+ *                                       (a digest, not the result again: a list whose every address has
+ *                                       a domain of its own has a shape per row; two shapes of one list
+ *                                       sharing 64 bits is about 1 in 10^9 for 100,000 shapes)
+ *   <p>:list:{<id>}:retries      hash   distinct index -> "round:dueAtMs:entries:shape:reason", while a retry is due
+ *                                       (shape: its last result, what `finish` settles it as; the
+ *                                       record's `w:<reason>` fields count the entries waiting)
  *   <p>:list:{<id>}:chunks       set    work chunks whose first pass is recorded
  *   <p>:list:{<id>}:groups       zset   "chunk:round" -> due time, per retry job still to run
  *   <p>:lists:key:{<keyId>}      zset   the key's lists by creation time (listing, newest first)
  *   <p>:lists:active:{<keyId>}   zset   list id -> hold expiry (+inf once created): active-list slots
  *   <p>:lists:{unfinished}       set    lists whose end is not yet handled (the janitor's work)
+ *   <p>:lists:rows:{<keyId>}     hash   list id -> rows stored (the storage quota, storedRows)
  * State changes are Lua scripts: a result is recorded once (HSETNX-like check), and a commit
- * that arrives after the list was cancelled records nothing.
+ * that arrives after the list was cancelled records nothing. What a row costs is kept small
+ * (stored-encoding.ts): at most about 100 bytes of Redis a row, duplicates included.
  *
  * Redis Cluster: a list's keys carry its id as hash tag, a key's sets its key id, and a list id
  * is drawn in its key's slot (list-id.ts), so every script and transaction below touches one
@@ -20,15 +28,21 @@
  * it is written by single commands, before a list exists and after it is finished, and the
  * janitor reads it alone and tolerates an id whose list is gone.
  */
-import { LIST_STATUSES, isEnded, verifyResultSchema, type ListStatus } from '@svc/contracts';
+import { LIST_STATUSES, isEnded, verifyResultSchema, type ListStatus, type VerifyResult } from '@svc/contracts';
 import type { Redis } from '@svc/jobs/redis';
 import { z } from 'zod';
 import type { Commit, CommitOutcome, CsvLayout, InputRow, ListRecord, NewList, RetryMark, StoredResult, WorkItem } from './model.ts';
 import { decodeCursor, encodeCursor } from './rules.ts';
+import { packChunk, parseResultField, resultOfShape, shapeOf, unpackChunk } from './stored-encoding.ts';
 import type { ChunkProgress, ListPage, ListStore, PendingWork } from './store.ts';
 
 /** Staged input of an upload that never completed goes away on its own. */
 const STAGING_TTL_S = 86_400;
+/** The key's rows index outlives any list it names (a list's data is kept 7 days after it ends); refreshed at each list. */
+const ROWS_INDEX_TTL_S = 60 * 86_400;
+
+/** What a list counts against its key's storage quota: every row, duplicates and rows without an address included. */
+export const storedRowsOf = (list: Pick<NewList, 'count' | 'layout'>): number => list.count + (list.layout.skipped ?? 0);
 
 const RESERVE = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
@@ -52,9 +66,9 @@ local function is_ended(status) return status == 'completed' or status == 'cance
 `;
 
 /**
- * KEYS: record, active slots, results, retries, chunks, retry groups. ARGV: now, chunk, round (0:
- * first pass), event id, settled count n, then n x (index, entries, verdict, result JSON), then
- * triples (index, round, due).
+ * KEYS: record, active slots, results, retries, chunks, retry groups, shapes. ARGV: now, chunk,
+ * round (0: first pass), event id, settled count n, then n x (index, entries, verdict, result
+ * shape), then per retry (index, round, due, entries, result shape, reason).
  */
 const COMMIT = `${MOVE}
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -66,6 +80,22 @@ if status == 'queued' then
   status = 'running'
 end
 redis.call('HSET', KEYS[1], 'touchedAt', now)
+local function shape_of(result)
+  local digest = 'h' .. string.sub(redis.sha1hex(result), 1, 16)
+  local shape = redis.call('HGET', KEYS[7], digest)
+  if not shape then
+    shape = redis.call('HINCRBY', KEYS[7], 'n', 1)
+    redis.call('HSET', KEYS[7], digest, shape, shape, result)
+  end
+  return shape
+end
+-- An address no longer waiting: its entries leave the count of its reason.
+local function unwait(index)
+  local mark = redis.call('HGET', KEYS[4], index)
+  if not mark then return end
+  local entries, reason = string.match(mark, '^%d+:%d+:(%d+):%d+:(.+)$')
+  if entries then redis.call('HINCRBY', KEYS[1], 'w:' .. reason, -tonumber(entries)) end
+end
 local n = tonumber(ARGV[5])
 local at = 6
 for _ = 1, n do
@@ -73,20 +103,25 @@ for _ = 1, n do
   at = at + 4
   if redis.call('HEXISTS', KEYS[3], index) == 0 then
     local seq = redis.call('HINCRBY', KEYS[1], 'settled', 1)
-    redis.call('HSET', KEYS[3], index, '[' .. seq .. ',' .. result .. ']')
+    local shape = shape_of(result)
+    redis.call('HSET', KEYS[3], index, seq .. ':' .. shape)
+    unwait(index)
     redis.call('HDEL', KEYS[4], index)
     redis.call('HINCRBY', KEYS[1], 'processed', entries)
     redis.call('HINCRBY', KEYS[1], 's:' .. verdict, entries)
   end
 end
-while at + 2 <= #ARGV do
+while at + 5 <= #ARGV do
   if redis.call('HEXISTS', KEYS[3], ARGV[at]) == 0 then
-    redis.call('HSET', KEYS[4], ARGV[at], ARGV[at + 1] .. ':' .. ARGV[at + 2])
+    unwait(ARGV[at])
+    local shape = shape_of(ARGV[at + 4])
+    redis.call('HSET', KEYS[4], ARGV[at], ARGV[at + 1] .. ':' .. ARGV[at + 2] .. ':' .. ARGV[at + 3] .. ':' .. shape .. ':' .. ARGV[at + 5])
+    redis.call('HINCRBY', KEYS[1], 'w:' .. ARGV[at + 5], ARGV[at + 3])
     local group = ARGV[2] .. ':' .. ARGV[at + 1]
     local due = redis.call('ZSCORE', KEYS[6], group)
     if not due or tonumber(due) > tonumber(ARGV[at + 2]) then redis.call('ZADD', KEYS[6], ARGV[at + 2], group) end
   end
-  at = at + 3
+  at = at + 6
 end
 if tonumber(ARGV[3]) == 0 then
   redis.call('SADD', KEYS[5], ARGV[2])
@@ -103,6 +138,30 @@ elseif status == 'running' and redis.call('SCARD', KEYS[5]) >= tonumber(redis.ca
 end
 move(next_status, now, ARGV[4])
 return {next_status, 1}
+`;
+
+/**
+ * `finish`: KEYS: record, active slots, results, retries, retry groups. ARGV: now, event id. A
+ * retrying list settles each waiting address as its last result (risky) and completes.
+ */
+const SETTLE_WAITING = `${MOVE}
+if redis.call('HGET', KEYS[1], 'status') ~= 'retrying' then return 0 end
+local marks = redis.call('HGETALL', KEYS[4])
+for i = 1, #marks, 2 do
+  local entries, shape = string.match(marks[i + 1], '^%d+:%d+:(%d+):(%d+):')
+  if entries and redis.call('HEXISTS', KEYS[3], marks[i]) == 0 then
+    local seq = redis.call('HINCRBY', KEYS[1], 'settled', 1)
+    redis.call('HSET', KEYS[3], marks[i], seq .. ':' .. shape)
+    redis.call('HINCRBY', KEYS[1], 'processed', entries)
+    redis.call('HINCRBY', KEYS[1], 's:risky', entries)
+  end
+end
+redis.call('DEL', KEYS[4], KEYS[5])
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(field, 1, 2) == 'w:' then redis.call('HDEL', KEYS[1], field) end
+end
+move('completed', ARGV[1], ARGV[2])
+return 1
 `;
 
 /** KEYS: record, active slots. ARGV: status, now, event id, error. */
@@ -133,8 +192,17 @@ type ListRedis = Redis & {
   listMarkRunning(record: string, now: number): Promise<number>;
   listClaimCallback(record: string, now: number, until: number): Promise<number>;
   listReserve(key: string, id: string, max: number, now: number, until: number): Promise<number>;
-  listCommit(...args: Array<string | number>): Promise<[string, number]>;
+  listCommitShapes(...args: Array<string | number>): Promise<[string, number]>;
   listEnd(record: string, active: string, status: string, now: number, eventId: string, error: string): Promise<number>;
+  listSettleWaiting(
+    record: string,
+    active: string,
+    results: string,
+    retries: string,
+    groups: string,
+    now: number,
+    eventId: string,
+  ): Promise<number>;
 };
 
 const layoutSchema = z.object({
@@ -146,7 +214,6 @@ const layoutSchema = z.object({
   headerRow: z.boolean().optional(),
   skipped: z.number().int().optional(),
 });
-const storedResultSchema = z.tuple([z.number().int(), verifyResultSchema]);
 const inputRowsSchema = z.array(z.tuple([z.number().int()], z.string()));
 const workItemsSchema = z.array(z.tuple([z.number().int(), z.string(), z.number().int()]));
 
@@ -158,19 +225,21 @@ export class RedisListStore implements ListStore {
     private readonly prefix: string,
   ) {
     if (!('listReserve' in redis)) redis.defineCommand('listReserve', { numberOfKeys: 1, lua: RESERVE });
-    if (!('listCommit' in redis)) redis.defineCommand('listCommit', { numberOfKeys: 6, lua: COMMIT });
+    if (!('listCommitShapes' in redis)) redis.defineCommand('listCommitShapes', { numberOfKeys: 7, lua: COMMIT });
     if (!('listEnd' in redis)) redis.defineCommand('listEnd', { numberOfKeys: 2, lua: END });
+    if (!('listSettleWaiting' in redis)) redis.defineCommand('listSettleWaiting', { numberOfKeys: 5, lua: SETTLE_WAITING });
     if (!('listMarkRunning' in redis)) redis.defineCommand('listMarkRunning', { numberOfKeys: 1, lua: MARK_RUNNING });
     if (!('listClaimCallback' in redis)) redis.defineCommand('listClaimCallback', { numberOfKeys: 1, lua: CLAIM_CALLBACK });
     this.redis = redis as ListRedis;
   }
 
-  private key(listId: string, part?: 'input' | 'work' | 'results' | 'retries' | 'chunks' | 'groups'): string {
+  private key(listId: string, part?: 'input' | 'work' | 'results' | 'shapes' | 'retries' | 'chunks' | 'groups'): string {
     return part === undefined ? `${this.prefix}:list:{${listId}}` : `${this.prefix}:list:{${listId}}:${part}`;
   }
 
   private byKey = (keyId: string): string => `${this.prefix}:lists:key:{${keyId}}`;
   private active = (keyId: string): string => `${this.prefix}:lists:active:{${keyId}}`;
+  private rows = (keyId: string): string => `${this.prefix}:lists:rows:{${keyId}}`;
   private get unfinishedKey(): string {
     return `${this.prefix}:lists:{unfinished}`;
   }
@@ -182,7 +251,7 @@ export class RedisListStore implements ListStore {
   async putInput(listId: string, chunk: number, rows: InputRow[]): Promise<void> {
     await this.redis
       .multi()
-      .hset(this.key(listId, 'input'), String(chunk), JSON.stringify(rows))
+      .hset(this.key(listId, 'input'), String(chunk), packChunk(rows))
       .expire(this.key(listId, 'input'), STAGING_TTL_S)
       .exec();
   }
@@ -213,9 +282,7 @@ export class RedisListStore implements ListStore {
     await this.redis.sadd(this.unfinishedKey, list.id);
     const multi = this.redis.multi();
     for (let start = 0; start < work.length; start += 500) {
-      const slice = Object.fromEntries(
-        work.slice(start, start + 500).map((items, offset) => [String(start + offset), JSON.stringify(items)]),
-      );
+      const slice = Object.fromEntries(work.slice(start, start + 500).map((items, offset) => [String(start + offset), packChunk(items)]));
       multi.hset(this.key(list.id, 'work'), slice);
     }
     await multi
@@ -223,7 +290,22 @@ export class RedisListStore implements ListStore {
       .hset(this.key(list.id), fields)
       .zadd(this.byKey(list.keyId), list.createdAt, list.id)
       .zadd(this.active(list.keyId), '+inf', list.id)
+      .hset(this.rows(list.keyId), list.id, storedRowsOf(list))
+      .expire(this.rows(list.keyId), ROWS_INDEX_TTL_S)
       .exec();
+  }
+
+  async storedRows(keyId: string): Promise<number> {
+    const rows = await this.redis.hgetall(this.rows(keyId));
+    const ids = Object.keys(rows);
+    if (ids.length === 0) return 0;
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.exists(this.key(id));
+    const exists = (await pipeline.exec()) ?? [];
+    // A list whose data expired (or was deleted) no longer counts, and leaves the index.
+    const gone = ids.filter((_, i) => exists[i]?.[1] !== 1);
+    if (gone.length > 0) await this.redis.hdel(this.rows(keyId), ...gone);
+    return ids.reduce((sum, id, i) => (exists[i]?.[1] === 1 ? sum + Number(rows[id]) : sum), 0);
   }
 
   async discard(listId: string, keyId: string): Promise<void> {
@@ -235,7 +317,24 @@ export class RedisListStore implements ListStore {
   }
 
   async get(listId: string): Promise<ListRecord | undefined> {
-    return toRecord(await this.redis.hgetall(this.key(listId)));
+    const [fields, first, last] = await Promise.all([
+      this.redis.hgetall(this.key(listId)),
+      this.redis.zrange(this.key(listId, 'groups'), 0, 0, 'WITHSCORES'),
+      this.redis.zrange(this.key(listId, 'groups'), -1, -1, 'WITHSCORES'),
+    ]);
+    const record = toRecord(fields);
+    if (record === undefined) return undefined;
+    const byReason: Record<string, number> = {};
+    for (const [field, value] of Object.entries(fields)) if (field.startsWith('w:')) byReason[field.slice(2)] = Math.max(0, Number(value));
+    const lastRound = Number(last[0]?.split(':')[1]);
+    return {
+      ...record,
+      waiting: {
+        byReason,
+        next: first[1] === undefined ? null : Number(first[1]),
+        last: last[1] === undefined || !Number.isFinite(lastRound) ? null : { dueAt: Number(last[1]), round: lastRound },
+      },
+    };
   }
 
   async page(keyId: string, limit: number, cursor: string | undefined): Promise<ListPage> {
@@ -266,17 +365,26 @@ export class RedisListStore implements ListStore {
   }
 
   async inputChunk(listId: string, chunk: number): Promise<InputRow[]> {
-    const raw = await this.redis.hget(this.key(listId, 'input'), String(chunk));
-    return raw === null ? [] : inputRowsSchema.parse(JSON.parse(raw));
+    const raw = await this.redis.hgetBuffer(this.key(listId, 'input'), String(chunk));
+    return raw === null ? [] : inputRowsSchema.parse(unpackChunk(raw));
   }
 
   async results(listId: string, indices: number[]): Promise<Array<StoredResult | undefined>> {
     if (indices.length === 0) return [];
     const raw = await this.redis.hmget(this.key(listId, 'results'), ...indices.map(String));
-    return raw.map((value) => {
-      if (value === null) return undefined;
-      const [seq, result] = storedResultSchema.parse(JSON.parse(value));
-      return { seq, result };
+    const fields = raw.map((value) => (value === null ? undefined : parseResultField(value)));
+    const shapeIds = [...new Set(fields.flatMap((field) => (field !== undefined && 'shape' in field ? [String(field.shape)] : [])))];
+    const shapes = new Map<string, VerifyResult | undefined>();
+    if (shapeIds.length > 0) {
+      const stored = await this.redis.hmget(this.key(listId, 'shapes'), ...shapeIds);
+      // The address is the reader's (each entry under its own spelling, list-results.ts): not stored.
+      shapeIds.forEach((id, i) => shapes.set(id, stored[i] === null ? undefined : resultOfShape(stored[i]!, '')));
+    }
+    return fields.map((field) => {
+      if (field === undefined) return undefined;
+      const result = 'shape' in field ? shapes.get(String(field.shape)) : verifyResultSchema.parse(field.result);
+      if (result === undefined) throw new Error(`list ${listId}: a stored result names a shape it does not hold`);
+      return { seq: field.seq, result };
     });
   }
 
@@ -285,8 +393,8 @@ export class RedisListStore implements ListStore {
   }
 
   async workChunk(listId: string, chunk: number): Promise<WorkItem[]> {
-    const raw = await this.redis.hget(this.key(listId, 'work'), String(chunk));
-    return raw === null ? [] : workItemsSchema.parse(JSON.parse(raw));
+    const raw = await this.redis.hgetBuffer(this.key(listId, 'work'), String(chunk));
+    return raw === null ? [] : workItemsSchema.parse(unpackChunk(raw));
   }
 
   async progress(listId: string, indices: number[]): Promise<ChunkProgress> {
@@ -300,7 +408,7 @@ export class RedisListStore implements ListStore {
     ]);
     indices.forEach((index, i) => {
       if (done[i] !== null) settled.add(index);
-      const mark = /^(\d+):(\d+)$/.exec(marks[i] ?? '');
+      const mark = /^(\d+):(\d+)(?::|$)/.exec(marks[i] ?? '');
       if (mark !== null) retries.set(index, { round: Number(mark[1]), dueAt: Number(mark[2]) });
     });
     return { settled, retries };
@@ -316,16 +424,33 @@ export class RedisListStore implements ListStore {
       this.key(listId, 'retries'),
       this.key(listId, 'chunks'),
       this.key(listId, 'groups'),
+      this.key(listId, 'shapes'),
       commit.now,
       commit.chunk,
       commit.round,
       commit.eventId,
       commit.settled.length,
     ];
-    for (const settled of commit.settled) args.push(settled.index, settled.entries, settled.result.verdict, JSON.stringify(settled.result));
-    for (const retry of commit.retries) args.push(retry.index, retry.round, retry.dueAt);
-    const [status, applied] = await this.redis.listCommit(...args);
+    for (const settled of commit.settled) args.push(settled.index, settled.entries, settled.result.verdict, shapeOf(settled.result));
+    for (const retry of commit.retries)
+      args.push(retry.index, retry.round, retry.dueAt, retry.entries, shapeOf(retry.result), retry.result.reason);
+    const [status, applied] = await this.redis.listCommitShapes(...args);
     return { status: parseStatus(status), applied: applied === 1 };
+  }
+
+  async settleWaiting(listId: string, now: number, eventId: string): Promise<ListRecord | undefined> {
+    const keyId = await this.redis.hget(this.key(listId), 'keyId');
+    if (keyId === null) return undefined;
+    await this.redis.listSettleWaiting(
+      this.key(listId),
+      this.active(keyId),
+      this.key(listId, 'results'),
+      this.key(listId, 'retries'),
+      this.key(listId, 'groups'),
+      now,
+      eventId,
+    );
+    return this.get(listId);
   }
 
   async end(listId: string, status: 'cancelled' | 'failed', now: number, eventId: string, error?: string): Promise<ListRecord | undefined> {
@@ -346,8 +471,12 @@ export class RedisListStore implements ListStore {
   async finish(listId: string, retentionMs: number): Promise<void> {
     const seconds = Math.ceil(retentionMs / 1_000);
     const multi = this.redis.multi().hset(this.key(listId), 'finished', 1);
-    for (const part of [undefined, 'input', 'work', 'results', 'retries', 'chunks', 'groups'] as const)
-      multi.expire(this.key(listId, part), seconds);
+    // What the results are read from stays for the retention; the working data (the addresses
+    // to probe, retry marks, chunks done) has no reader once the list ended: deleted, not kept
+    // for days (a 2,000-address list's :work was about a fifth of its memory, issue 32). A job
+    // of the list still queued finds no work and finishes the list again (idempotent).
+    for (const part of [undefined, 'input', 'results', 'shapes'] as const) multi.expire(this.key(listId, part), seconds);
+    multi.del(this.key(listId, 'work'), this.key(listId, 'retries'), this.key(listId, 'chunks'), this.key(listId, 'groups'));
     await multi.exec();
     // After, and apart (another slot): a crash in between only has the janitor finish it again.
     await this.redis.srem(this.unfinishedKey, listId);

@@ -6,5 +6,7 @@
  */
 export { ListService, type ListLog, type ListOwner, type ListsDeps, type NewListInput } from './list-service.ts';
 export { payloadTooLarge, readCsvUpload, type CsvUpload, type CsvUploadOptions } from './csv-upload.ts';
-export { csvResults, jsonResults, resultsPage } from './list-results.ts';
+export { XLSX_MEDIA_TYPE, isZip, readXlsxUpload, type XlsxUploadOptions } from './xlsx-upload.ts';
+export { csvResults, jsonResults, pendingOf, resultsPage, type EntryResult, type NotVerifiedResult } from './list-results.ts';
 export { PARAMETER_MESSAGES, jsonInput, listBodyError, parameterError } from './list-input.ts';
+export { tooManyAddresses } from './list-builder.ts';

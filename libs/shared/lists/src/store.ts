@@ -32,6 +32,8 @@ export interface ListStore {
   /** Staged input rows: invisible until `create`, dropped by `discard` (or on their own after a day). */
   putInput(listId: string, chunk: number, rows: InputRow[]): Promise<void>;
   create(list: NewList, work: WorkItem[][]): Promise<void>;
+  /** Rows of the key's lists whose data is still kept (the storage quota): every row of each, duplicates included. */
+  storedRows(keyId: string): Promise<number>;
   discard(listId: string, keyId: string): Promise<void>;
   markEnqueued(listId: string): Promise<void>;
 
@@ -40,6 +42,7 @@ export interface ListStore {
   /** The key's lists, newest first. */
   page(keyId: string, limit: number, cursor: string | undefined): Promise<ListPage>;
   inputChunk(listId: string, chunk: number): Promise<InputRow[]>;
+  /** Each distinct address's result, if settled; its `email` may be empty (the reader takes the row's own spelling). */
   results(listId: string, indices: number[]): Promise<Array<StoredResult | undefined>>;
 
   // --- work (workers) ---
@@ -49,6 +52,12 @@ export interface ListStore {
   progress(listId: string, indices: number[]): Promise<ChunkProgress>;
   /** Records settled results and retry marks, moves the status; ends the list when all settled. */
   commit(listId: string, commit: Commit): Promise<CommitOutcome>;
+  /**
+   * `finish`: a `retrying` list settles every address waiting for a retry as its last result
+   * (risky, with the reason it waited for) and completes; any other list is left as it is.
+   * Answers the record as it is afterwards.
+   */
+  settleWaiting(listId: string, now: number, eventId: string): Promise<ListRecord | undefined>;
   /** Ends an active list as `cancelled` or `failed`; answers the record as it is afterwards. */
   end(
     listId: string,

@@ -23,6 +23,7 @@ const service = (parts: Pick<ListsDeps, 'store' | 'meter'>): ListService =>
     ...parts,
     queue: new MemoryListQueue({ concurrency: 1 }),
     maxActivePerKey: 5,
+    maxStoredRowsPerKey: 1_000_000,
     freeAllowances: { 'email-verify.batch': 0, 'email-verify.single': 0, 'qr.generate': 0, 'qr.wifi': 0, 'email-verify.list': 0 },
     allowPrivateCallbacks: false,
   });

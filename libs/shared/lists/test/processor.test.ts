@@ -137,6 +137,33 @@ describe('list processor', () => {
     expect(queue.jobs).toEqual([{ job: { kind: 'retry', listId: id, chunk: 0, round: 1 }, delayMs: 60_000 }]);
   });
 
+  it('a throttled address is retried after its back-off as often as it takes (retryDelaysS has one round), then settles with its real verdict', async () => {
+    let clock = 1_000_000;
+    let throttledRounds = 0;
+    const throttled = (email: string): VerifyOutcome => ({
+      result: { ...acceptedResult(email), verdict: 'risky', reason: 'throttled', score: 50 },
+      temporary: true,
+      retryAfterSeconds: 120,
+    });
+    const { store, queue, processor, id, signal } = await setup(
+      (emails) =>
+        Promise.resolve(emails.map((email) => (email === 'b@x.test' && throttledRounds++ < 3 ? throttled(email) : accepted(email)))),
+      () => clock,
+    );
+    await processor.handle({ kind: 'chunk', listId: id, chunk: 0 }, signal);
+    for (let round = 1; round <= 3; round++) {
+      expect(await store.get(id)).toMatchObject({ status: 'retrying', processed: 2 });
+      expect(queue.jobs.at(-1)).toEqual({ job: { kind: 'retry', listId: id, chunk: 0, round }, delayMs: 120_000 });
+      clock += 120_000;
+      await processor.handle({ kind: 'retry', listId: id, chunk: 0, round }, signal);
+    }
+    expect(await store.get(id)).toMatchObject({
+      status: 'completed',
+      processed: 3,
+      summary: { deliverable: 3, risky: 0, undeliverable: 0 },
+    });
+  });
+
   it('a retry waits for the delay the server asked for, when it named one', async () => {
     const { queue, processor, id, signal } = await setup((emails) => Promise.resolve(emails.map((email) => greylisted(email, 120))));
     await processor.handle({ kind: 'chunk', listId: id, chunk: 0 }, signal);

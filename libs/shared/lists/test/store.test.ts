@@ -86,7 +86,7 @@ describe.each([
       chunk: 1,
       round: 0,
       settled: [],
-      retries: [{ index: 1, round: 1, dueAt: 99 }],
+      retries: [{ index: 1, round: 1, dueAt: 99, entries: 1, result: { ...result('b@x.test', 'risky'), reason: 'greylisted' } }],
       eventId: 'evt_2',
     });
     expect((await store.get(list.id))?.status).toBe('retrying');
@@ -201,7 +201,7 @@ describe.each([
 });
 
 describe('redis list store retention', () => {
-  it('gives every key of an ended list the retention period as its time to live', async () => {
+  it('gives every key an ended list keeps the retention period as its time to live, and deletes its working data', async () => {
     redis ??= createRedis(testRedisUrl(), 'request', 'test-list-store');
     await waitForRedis(redis, 5_000);
     const store = new RedisListStore(redis, prefix);
@@ -219,6 +219,8 @@ describe('redis list store retention', () => {
     await store.finish(list.id, 7 * 86_400_000);
     const keys = await redis.keys(`${prefix}:*${list.id}*`);
     expect(keys.length).toBeGreaterThanOrEqual(3);
+    // The working data (addresses to probe, chunks done) has no reader once the list ended: deleted.
+    expect(keys.filter((key) => /:(work|retries|chunks|groups)$/.test(key))).toEqual([]);
     for (const key of keys) {
       const ttl = await redis.ttl(key);
       expect(ttl, key).toBeGreaterThan(7 * 86_400 - 60);

@@ -97,17 +97,52 @@ export interface OperationBill {
   /** Left in the allowance the operation draws on (shared with its pool). */
   freeRemaining: number;
   costMicroUsd: number;
+  /** Price of one call (of one unit of 100 addresses for a list). */
+  priceMicroUsd: number;
+  /** The operation whose monthly allowance this one draws on (itself, or the batch's for lists). */
+  allowanceFrom: OperationId;
+  /** List operations: distinct addresses processed this month (`calls` are the units of 100 they were billed in). */
+  addresses?: number;
+}
+
+/** One free allowance and the operations that draw on it: shown once (batches and lists share the batch one). */
+export interface AllowanceBill {
+  operations: OperationId[];
+  allowance: number;
+  used: number;
+  remaining: number;
+}
+
+/**
+ * What a list of `distinct` addresses will be charged once processed, given `freeRemaining`
+ * units left in the allowance it draws on: its units, those past the allowance, their price, and
+ * the undiscounted price (every unit billed). The console quotes this before `Verify list`.
+ */
+export function listCharge(
+  distinct: number,
+  freeRemainingUnits: number,
+): { units: number; billableUnits: number; chargeMicroUsd: number; undiscountedMicroUsd: number } {
+  const units = listUnits(distinct);
+  const billableUnits = Math.max(0, units - Math.max(0, freeRemainingUnits));
+  return {
+    units,
+    billableUnits,
+    chargeMicroUsd: costOf('email-verify.list', billableUnits),
+    undiscountedMicroUsd: costOf('email-verify.list', units),
+  };
 }
 
 /** A key's month, every operation listed (`GET /v1/usage`). */
 export function monthlyBill(
-  usage: Readonly<Partial<Record<OperationId, { readonly calls: number; readonly billableCalls: number }>>>,
+  usage: Readonly<
+    Partial<Record<OperationId, { readonly calls: number; readonly billableCalls: number; readonly addresses?: number | undefined }>>
+  >,
   overrides: AllowanceOverrides,
   defaults: FreeAllowances,
-): { operations: Record<OperationId, OperationBill>; totalMicroUsd: number } {
+): { operations: Record<OperationId, OperationBill>; allowances: AllowanceBill[]; totalMicroUsd: number } {
   let totalMicroUsd = 0;
   const bill = (operation: OperationId): OperationBill => {
-    const { calls, billableCalls } = usage[operation] ?? { calls: 0, billableCalls: 0 };
+    const { calls, billableCalls, addresses } = usage[operation] ?? { calls: 0, billableCalls: 0 };
     const costMicroUsd = costOf(operation, billableCalls);
     totalMicroUsd += costMicroUsd;
     return {
@@ -115,6 +150,9 @@ export function monthlyBill(
       billableCalls,
       freeRemaining: freeRemaining(allowanceFor(operation, overrides, defaults), poolCallsIn(operation, usage)),
       costMicroUsd,
+      priceMicroUsd: priceOf(operation),
+      allowanceFrom: allowanceOwner(operation),
+      ...(operation === 'email-verify.list' ? { addresses: addresses ?? 0 } : {}),
     };
   };
   const operations = {
@@ -124,5 +162,10 @@ export function monthlyBill(
     'qr.wifi': bill('qr.wifi'),
     'email-verify.list': bill('email-verify.list'),
   } satisfies Record<OperationId, OperationBill>;
-  return { operations, totalMicroUsd };
+  const allowances = OPERATION_IDS.filter((operation) => allowanceOwner(operation) === operation).map((owner): AllowanceBill => {
+    const allowance = allowanceFor(owner, overrides, defaults);
+    const used = poolCallsIn(owner, usage);
+    return { operations: [...allowancePool(owner)], allowance, used, remaining: freeRemaining(allowance, used) };
+  });
+  return { operations, allowances, totalMicroUsd };
 }

@@ -34,6 +34,8 @@ export interface Charge {
 export interface OperationUsage {
   calls: number;
   billableCalls: number;
+  /** List operations: the distinct addresses processed this month (their units are the calls). */
+  addresses?: number;
 }
 
 export interface UnitsRecorded {
@@ -97,7 +99,9 @@ export interface Meter {
   usage(keyId: string, period: string): Promise<Partial<Record<OperationId, OperationUsage>>>;
   /**
    * Records units `1..upTo` of `ledger` as calls of `operation`, each exactly once over the
-   * ledger's life: units the ledger already holds are skipped.
+   * ledger's life: units the ledger already holds are skipped. `addresses`, the distinct
+   * addresses the ledger's units were started by so far, is counted the same way (what it adds to
+   * the ledger's count goes to the month's `addresses` of `operation`), for usage in addresses.
    */
   recordUnits(
     ledger: string,
@@ -106,6 +110,7 @@ export interface Meter {
     period: string,
     allowance: number,
     upTo: number,
+    addresses?: number,
   ): Promise<UnitsRecorded>;
   /** `keyId` is the key the ledger's units were recorded for (in Redis they share its slot). */
   ledger(ledger: string, keyId: string): Promise<LedgerState>;
@@ -122,7 +127,7 @@ export const MEMORY_CHARGE_IDS = 10_000;
 
 export class MemoryMeter implements Meter {
   private readonly counters = new Map<string, OperationUsage>();
-  private readonly ledgers = new Map<string, LedgerState>();
+  private readonly ledgers = new Map<string, LedgerState & { addresses: number }>();
   /**
    * What each charge id recorded, or `void`: the `maxChargeIds` most recently used, for
    * CHARGE_ID_TTL_MS. lru-cache, not a Map pruned from its oldest end: a Map iterates over the
@@ -192,19 +197,29 @@ export class MemoryMeter implements Meter {
     period: string,
     allowance: number,
     upTo: number,
+    addresses = 0,
   ): Promise<UnitsRecorded> {
     // Synchronous from here to the end: nothing else runs between reading and moving the ledger.
-    const state = this.ledgers.get(ledger) ?? { units: 0, billableUnits: 0 };
+    const state = this.ledgers.get(ledger) ?? { units: 0, billableUnits: 0, addresses: 0 };
     const outcome = { recorded: 0, billable: 0 };
     for (let unit = state.units + 1; unit <= upTo; unit += 1) {
       outcome.recorded += 1;
       if (this.recordSync(keyId, operation, period, allowance).billable) outcome.billable += 1;
     }
-    this.ledgers.set(ledger, { units: Math.max(state.units, upTo), billableUnits: state.billableUnits + outcome.billable });
+    if (addresses > state.addresses) {
+      const usage = this.slot(period, keyId, operation);
+      usage.addresses = (usage.addresses ?? 0) + addresses - state.addresses;
+    }
+    this.ledgers.set(ledger, {
+      units: Math.max(state.units, upTo),
+      billableUnits: state.billableUnits + outcome.billable,
+      addresses: Math.max(state.addresses, addresses),
+    });
     return Promise.resolve(outcome);
   }
 
   ledger(ledger: string, _keyId?: string): Promise<LedgerState> {
-    return Promise.resolve({ ...(this.ledgers.get(ledger) ?? { units: 0, billableUnits: 0 }) });
+    const state = this.ledgers.get(ledger);
+    return Promise.resolve({ units: state?.units ?? 0, billableUnits: state?.billableUnits ?? 0 });
   }
 }

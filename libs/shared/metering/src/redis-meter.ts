@@ -102,10 +102,20 @@ end
 return 1
 `;
 
-/** KEYS[2] is the ledger. ARGV: operation, allowance, ttl, pool..., upTo. */
+/**
+ * KEYS[2] is the ledger. ARGV: operation, allowance, ttl, pool..., upTo, addresses. The addresses
+ * the ledger gained go to the month's `<operation>:addresses` (usage in addresses).
+ */
 const RECORD_UNITS_SCRIPT = `${RECORD_ONE}
-local up_to = tonumber(ARGV[#ARGV])
-local pool = pool_from(4, #ARGV - 1)
+local up_to = tonumber(ARGV[#ARGV - 1])
+local addresses = tonumber(ARGV[#ARGV])
+local pool = pool_from(4, #ARGV - 2)
+local had_addresses = tonumber(redis.call('HGET', KEYS[2], 'addresses') or '0')
+if addresses > had_addresses then
+  redis.call('HINCRBY', KEYS[1], ARGV[1] .. ':addresses', addresses - had_addresses)
+  redis.call('HSET', KEYS[2], 'addresses', addresses)
+  redis.call('EXPIRE', KEYS[1], ARGV[3])
+end
 local have = tonumber(redis.call('HGET', KEYS[2], 'units') or '0')
 local recorded, billable_units = 0, 0
 for unit = have + 1, up_to do
@@ -234,6 +244,7 @@ export class RedisMeter implements Meter {
     period: string,
     allowance: number,
     upTo: number,
+    addresses = 0,
   ): Promise<UnitsRecorded> {
     const [recorded, billable] = await this.redis.meterRecordUnits(
       this.keyOf(keyId, period),
@@ -243,6 +254,7 @@ export class RedisMeter implements Meter {
       RETENTION_SECONDS,
       ...allowancePool(operation),
       upTo,
+      addresses,
     );
     return { recorded, billable };
   }
@@ -257,7 +269,9 @@ export class RedisMeter implements Meter {
     const out: Partial<Record<OperationId, OperationUsage>> = {};
     for (const operation of OPERATION_IDS) {
       const calls = Number(fields[`${operation}:calls`] ?? 0);
-      if (calls > 0) out[operation] = { calls, billableCalls: Number(fields[`${operation}:billable`] ?? 0) };
+      const addresses = Number(fields[`${operation}:addresses`] ?? 0);
+      if (calls > 0 || addresses > 0)
+        out[operation] = { calls, billableCalls: Number(fields[`${operation}:billable`] ?? 0), ...(addresses > 0 ? { addresses } : {}) };
     }
     return out;
   }

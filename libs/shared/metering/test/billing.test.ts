@@ -12,6 +12,7 @@ import {
   costOf,
   freeRemaining,
   isBillable,
+  listCharge,
   listUnits,
   monthlyBill,
   poolCalls,
@@ -103,22 +104,46 @@ describe('billingPeriod', () => {
 });
 
 describe('monthlyBill', () => {
-  it('lists every operation with its pool, allowance and cost, and the total', () => {
+  it('lists every operation with its pool, allowance, unit price and cost, each allowance once, and the total', () => {
     const usage = {
       'email-verify.batch': { calls: 12, billableCalls: 2 },
-      'email-verify.list': { calls: 5, billableCalls: 5 },
+      'email-verify.list': { calls: 5, billableCalls: 5, addresses: 412 },
       'qr.generate': { calls: 1500, billableCalls: 500 },
     };
     const bill = monthlyBill(usage, { 'qr.generate': 2000 }, DEFAULTS);
     expect(Object.keys(bill.operations)).toEqual([...OPERATION_IDS]);
+    const own = (operation: OperationId) => ({ priceMicroUsd: OPERATIONS[operation].priceMicroUsd, allowanceFrom: operation });
     expect(bill.operations).toEqual({
-      'email-verify.batch': { calls: 12, billableCalls: 2, freeRemaining: 0, costMicroUsd: 300_000 },
-      'email-verify.single': { calls: 0, billableCalls: 0, freeRemaining: 100, costMicroUsd: 0 },
+      'email-verify.batch': { calls: 12, billableCalls: 2, freeRemaining: 0, costMicroUsd: 300_000, ...own('email-verify.batch') },
+      'email-verify.single': { calls: 0, billableCalls: 0, freeRemaining: 100, costMicroUsd: 0, ...own('email-verify.single') },
       // The billable calls were counted under the allowance of the time; what is left follows the key's figure now.
-      'qr.generate': { calls: 1500, billableCalls: 500, freeRemaining: 500, costMicroUsd: 250_000 },
-      'qr.wifi': { calls: 0, billableCalls: 0, freeRemaining: 1000, costMicroUsd: 0 },
-      'email-verify.list': { calls: 5, billableCalls: 5, freeRemaining: 0, costMicroUsd: 750_000 },
+      'qr.generate': { calls: 1500, billableCalls: 500, freeRemaining: 500, costMicroUsd: 250_000, ...own('qr.generate') },
+      'qr.wifi': { calls: 0, billableCalls: 0, freeRemaining: 1000, costMicroUsd: 0, ...own('qr.wifi') },
+      'email-verify.list': {
+        calls: 5,
+        billableCalls: 5,
+        freeRemaining: 0,
+        costMicroUsd: 750_000,
+        priceMicroUsd: 150_000,
+        allowanceFrom: 'email-verify.batch',
+        addresses: 412,
+      },
     });
+    expect(bill.allowances).toEqual([
+      { operations: ['email-verify.batch', 'email-verify.list'], allowance: 10, used: 17, remaining: 0 },
+      { operations: ['email-verify.single'], allowance: 100, used: 0, remaining: 100 },
+      { operations: ['qr.generate'], allowance: 2000, used: 1500, remaining: 500 },
+      { operations: ['qr.wifi'], allowance: 1000, used: 0, remaining: 1000 },
+    ]);
     expect(bill.totalMicroUsd).toBe(1_300_000);
+  });
+});
+
+describe('listCharge', () => {
+  it('quotes what a list will be charged after the allowance left, beside the undiscounted price', () => {
+    // The two cases: 294 addresses inside a fresh allowance cost $0; 2,000 with 2 units left cost 18 units.
+    expect(listCharge(294, 10)).toEqual({ units: 3, billableUnits: 0, chargeMicroUsd: 0, undiscountedMicroUsd: 450_000 });
+    expect(listCharge(2_000, 2)).toEqual({ units: 20, billableUnits: 18, chargeMicroUsd: 2_700_000, undiscountedMicroUsd: 3_000_000 });
+    expect(listCharge(0, 0).units).toBe(0);
   });
 });

@@ -66,6 +66,15 @@ describe.each([
     expect((await meter.usage('k2', '2026-11'))['email-verify.list']).toEqual({ calls: 5, billableCalls: 5 });
   });
 
+  it('counts a list ledger’s addresses once into the month’s usage in addresses', async () => {
+    const meter = await make();
+    await meter.recordUnits('list:c', 'k3', 'email-verify.list', '2026-11', 0, 1, 40);
+    await meter.recordUnits('list:c', 'k3', 'email-verify.list', '2026-11', 0, 2, 140);
+    await meter.recordUnits('list:c', 'k3', 'email-verify.list', '2026-11', 0, 2, 140); // asked again: nothing more
+    await meter.recordUnits('list:d', 'k3', 'email-verify.list', '2026-11', 0, 1, 7);
+    expect((await meter.usage('k3', '2026-11'))['email-verify.list']).toEqual({ calls: 3, billableCalls: 3, addresses: 147 });
+  });
+
   it('records a charge id once: sent again, it answers the first record and counts nothing more', async () => {
     const meter = await make();
     const first = call('k4', 'qr.generate', 1);

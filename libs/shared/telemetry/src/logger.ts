@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
@@ -66,11 +67,25 @@ const MAY_HIDE_SECRET = new RegExp(`@|sk_|%(?!${SAFE_ESCAPE})`, 'i');
 /** A parameter whose name is a credential, somewhere in a raw query. */
 const CREDENTIAL_PARAM_IN_QUERY = new RegExp(`(?:^|&)(?:${CREDENTIAL_NAMES})(?:[=&]|$)`, 'i');
 
+/**
+ * Parameters whose value is content rather than a credential, yet may hold one: the QR `data`
+ * (an `otpauth://` secret, a private link). Logged as their length and a short hash, which
+ * still tells two requests for the same code apart from two for different ones.
+ */
+const CONTENT_PARAM = /^data$/i;
+const CONTENT_PARAM_IN_QUERY = /(?:^|&)data=/i;
+
+/** What a log line says of a content value: `[redacted:<characters>c:<12 hex of its SHA-256>]`. */
+export function contentSummary(value: string): string {
+  return `[redacted:${[...value].length}c:${createHash('sha256').update(value).digest('hex').slice(0, 12)}]`;
+}
+
 function redactParameter(pair: string): string {
   const equals = pair.indexOf('=');
   if (equals < 0) return scrubText(pair);
   const name = pair.slice(0, equals);
   const value = pair.slice(equals + 1);
+  if (CONTENT_PARAM.test(mayBeEncoded(name) ? decoded(name) : name)) return `${name}=${contentSummary(decoded(value))}`;
   if (CREDENTIAL_PARAM.test(mayBeEncoded(name) ? decoded(name) : name)) return `${name}=${CENSOR}`;
   if (!MAY_HIDE_SECRET.test(value)) return pair;
   const plain = decoded(value);
@@ -79,7 +94,8 @@ function redactParameter(pair: string): string {
 
 /**
  * A request URL as it may be logged: the query of the verify routes removed whole, and elsewhere
- * the value of every credential-like parameter, and any key or address inside a value, redacted.
+ * the value of every credential-like parameter, and any key or address inside a value, redacted;
+ * the QR `data` as its length and a short hash.
  * A query with nothing to hide (the usual one) is checked by two regular expressions and kept.
  */
 export function redactUrl(url: string): string {
@@ -88,7 +104,8 @@ export function redactUrl(url: string): string {
   const path = scrubText(url.slice(0, mark));
   if (PRIVATE_QUERY_PATHS.some((prefix) => path.startsWith(prefix))) return `${path}?${CENSOR}`;
   const query = url.slice(mark + 1);
-  if (!MAY_HIDE_SECRET.test(query) && !CREDENTIAL_PARAM_IN_QUERY.test(query)) return `${path}?${query}`;
+  if (!MAY_HIDE_SECRET.test(query) && !CREDENTIAL_PARAM_IN_QUERY.test(query) && !CONTENT_PARAM_IN_QUERY.test(query))
+    return `${path}?${query}`;
   return `${path}?${query.split('&').map(redactParameter).join('&')}`;
 }
 

@@ -57,6 +57,13 @@ describe('checkCallbackUrl', () => {
       'https://[ff02::1]/',
       'https://[2002:7f00:1::]/',
       'https://[64:ff9b::a00:1]/',
+      'https://[::127.0.0.1]/',
+      'https://[::10.0.0.1]/',
+      'https://[::7f00:1]/',
+      'https://[::8.8.8.8]/',
+      'https://[100::1]/',
+      'https://[fec0::1]/',
+      'https://[2001:db8::1]/',
       'https://localhost/',
       'https://LOCALHOST./',
       'https://api.localhost/',
@@ -83,5 +90,27 @@ describe('isPublicAddress', () => {
     expect(isPublicAddress('::ffff:93.184.215.14')).toBe(true);
     for (const address of ['127.0.0.1', '10.0.0.1', '::1', '::ffff:10.0.0.1', 'fe80::1%eth0', 'fc00::1', 'not-an-ip', '', '1.2.3'])
       expect(isPublicAddress(address), address).toBe(false);
+  });
+
+  it('refuses IPv4-compatible addresses (::/96) in every spelling, and IPv6 outside global unicast (2000::/3)', () => {
+    for (const address of [
+      '::127.0.0.1',
+      '::7f00:1',
+      '::10.0.0.1',
+      '::a00:1',
+      '::8.8.8.8',
+      '0:0:0:0:0:0:7f00:1',
+      '::ffff:0:a00:1',
+      '100::1',
+      '5f00::1',
+      'fec0::1',
+      '3fff::1',
+      '4000::1',
+      '2001:db8::1',
+      '2001:2::1',
+    ])
+      expect(isPublicAddress(address), address).toBe(false);
+    expect(isPublicAddress('2a00:1450:4001:80b::200e')).toBe(true);
+    expect(isPublicAddress('::ffff:8.8.8.8')).toBe(true);
   });
 });

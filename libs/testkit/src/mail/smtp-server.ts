@@ -86,6 +86,82 @@ export interface SmtpServerScript {
    * `451 4.3.0 Multiple destination domains per transaction is unsupported. Please try again.`
    */
   oneDomainPerTransaction?: boolean;
+  /** A provider's rate limit shared by its MX hosts (createRigThrottle). */
+  throttle?: ReturnType<typeof createRigThrottle>;
+}
+
+/**
+ * A large provider's rate limit, shared by all its MX hosts (give the same object to each
+ * server): at most `perWindow` RCPTs per client address in any `windowMs`; the RCPT beyond it
+ * gets `reply` (default Gmail's `421-4.7.28 ... unusual rate`) and the connection is closed, and
+ * the client is blocked for `blockMs`: each connection it opens meanwhile gets `reply` at the
+ * greeting and re-arms the block, as the providers' throttles do.
+ */
+export interface RigThrottle {
+  readonly perWindow: number;
+  readonly windowMs: number;
+  readonly blockMs: number;
+  readonly reply: RigReply;
+  /** Throttle replies sent (at a RCPT or at the greeting). */
+  readonly replies: number;
+  /** Connections opened while the client was blocked. */
+  readonly connectionsWhileBlocked: number;
+  /** Whether the client is blocked now. */
+  blocked(client: string): boolean;
+  /** Blocks the client now, as an earlier burst from its address would have. */
+  block(client: string): void;
+}
+
+export function createRigThrottle(options: { perWindow: number; windowMs?: number; blockMs?: number; reply?: RigReply }): RigThrottle & {
+  /** The RCPT (true: over the limit, client blocked now) and the greeting (true: blocked, re-armed). */
+  countRcpt(client: string): boolean;
+  atGreeting(client: string): boolean;
+} {
+  const windowMs = options.windowMs ?? 60_000;
+  const blockMs = options.blockMs ?? windowMs;
+  const seen = new Map<string, number[]>();
+  const blockedUntil = new Map<string, number>();
+  const state = {
+    perWindow: options.perWindow,
+    windowMs,
+    blockMs,
+    reply: options.reply ?? {
+      code: 421,
+      text:
+        '4.7.28 Gmail has detected an unusual rate of unsolicited mail originating from your IP address.\n' +
+        '4.7.28 To protect our users from spam, mail sent from your IP address has been temporarily rate limited.',
+    },
+    replies: 0,
+    connectionsWhileBlocked: 0,
+    blocked: (client: string) => (blockedUntil.get(client) ?? 0) > Date.now(),
+    block: (client: string) => void blockedUntil.set(client, Date.now() + blockMs),
+    countRcpt(client: string): boolean {
+      const now = Date.now();
+      if (state.blocked(client)) {
+        blockedUntil.set(client, now + blockMs);
+        state.replies++;
+        return true;
+      }
+      const times = (seen.get(client) ?? []).filter((at) => at > now - windowMs);
+      if (times.length >= options.perWindow) {
+        blockedUntil.set(client, now + blockMs);
+        seen.set(client, times);
+        state.replies++;
+        return true;
+      }
+      times.push(now);
+      seen.set(client, times);
+      return false;
+    },
+    atGreeting(client: string): boolean {
+      if (!state.blocked(client)) return false;
+      blockedUntil.set(client, Date.now() + blockMs);
+      state.connectionsWhileBlocked++;
+      state.replies++;
+      return true;
+    },
+  };
+  return state;
 }
 
 export interface TranscriptEntry {
@@ -237,6 +313,9 @@ class RigConnection {
   /** False while a greeting pause lasts: talking then is refused. */
   private greetingSent = true;
   private readonly name: string;
+  private readonly peer: string;
+  /** The throttle cut this connection: what the client pipelined after it is not read. */
+  private cut = false;
 
   constructor(
     socket: net.Socket,
@@ -245,6 +324,7 @@ class RigConnection {
   ) {
     this.socket = socket;
     this.name = script.hostname ?? 'mx.rig.test';
+    this.peer = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
     socket.once('close', () => this.done.abort());
     if (script.refuse) {
       if (script.refuse === 'reset') socket.resetAndDestroy();
@@ -255,11 +335,18 @@ class RigConnection {
     const tempfail = script.greetingTempfail;
     const peer = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
     const listed = script.refuseFrom?.addresses.includes(peer) === true;
-    const banner = listed
-      ? (script.refuseFrom?.reply ?? { code: 554, text: `5.7.1 Service unavailable; Client host [${peer}] blocked using zen.spamhaus.org` })
-      : tempfail !== undefined && ctx.index <= tempfail.connections
-        ? (tempfail.reply ?? { code: 421, text: `4.7.0 ${this.name} Service not available, try again later` })
-        : (script.banner ?? { code: 220, text: `${this.name} ESMTP rig` });
+    const throttle = script.throttle;
+    const throttled = throttle !== undefined && throttle.atGreeting(peer) ? throttle.reply : undefined;
+    const banner = throttled
+      ? throttled
+      : listed
+        ? (script.refuseFrom?.reply ?? {
+            code: 554,
+            text: `5.7.1 Service unavailable; Client host [${peer}] blocked using zen.spamhaus.org`,
+          })
+        : tempfail !== undefined && ctx.index <= tempfail.connections
+          ? (tempfail.reply ?? { code: 421, text: `4.7.0 ${this.name} Service not available, try again later` })
+          : (script.banner ?? { code: 220, text: `${this.name} ESMTP rig` });
     if (script.greetingPauseMs !== undefined && banner.code === 220) this.pausedGreeting(banner, script.greetingPauseMs);
     else
       this.schedule(Date.now(), 'banner', script.bannerDelayMs, [
@@ -311,6 +398,7 @@ class RigConnection {
   }
 
   private handle(line: string): void {
+    if (this.cut) return;
     const now = Date.now();
     const verb = (line.split(' ')[0] ?? '').toUpperCase();
     const answer = (stage: RigStage | undefined, ...actions: Action[]): void => this.schedule(now, stage, undefined, actions);
@@ -409,6 +497,10 @@ class RigConnection {
       return [{ reply, rcpt: true }, { close: true }];
     }
     if (s.maxRecipients !== undefined && this.rcptCount > s.maxRecipients) return r(452, '4.5.3 Too many recipients');
+    if (s.throttle?.countRcpt(this.peer) === true) {
+      this.cut = true;
+      return [{ reply: s.throttle.reply, rcpt: true }, { close: true }];
+    }
     if (/[^\u0020-\u007e]/.test(address) && !this.utf8) return r(553, '5.6.7 Non-ASCII address needs SMTPUTF8');
     if (s.rcptReply) return [{ reply: s.rcptReply, rcpt: true }];
     const domain = address.slice(address.lastIndexOf('@') + 1);

@@ -33,8 +33,19 @@ const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 export type PresentedCredential = { kind: 'missing' } | { kind: 'malformed' } | { kind: 'token'; token: string };
 
-export function parseAuthorization(header: string | undefined): PresentedCredential {
+/**
+ * `allowBasic`: the key may also come as the password of HTTP Basic authentication (the user name
+ * is ignored), for the feedback webhooks: sending services put credentials in a webhook URL
+ * (`https://any:<key>@host/...`), never a Bearer header.
+ */
+export function parseAuthorization(header: string | undefined, allowBasic = false): PresentedCredential {
   if (header === undefined || header === '') return { kind: 'missing' };
+  if (allowBasic && /^basic /i.test(header)) {
+    const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    const password = colon < 0 ? '' : decoded.slice(colon + 1);
+    return password === '' || password.length > 256 ? { kind: 'malformed' } : { kind: 'token', token: password };
+  }
   const match = BEARER.exec(header);
   return match?.[1] === undefined || match[1].length > 256 ? { kind: 'malformed' } : { kind: 'token', token: match[1] };
 }

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { ApiError, LIST_BODY_LIMIT_BYTES } from '@svc/contracts';
+import { ApiError } from '@svc/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { COST_HEADER } from '../plugins/metering.ts';
 import { sendError, toApiError } from './api-errors.ts';
@@ -44,24 +44,48 @@ function rawErrorResponse(error: ApiError, requestId: string): string {
   return `${headers.join('\r\n')}\r\n\r\n${body}`;
 }
 
-/** The largest declared body the gateway reads and drops so that its early answer arrives. */
-const DRAIN_LIMIT_BYTES = 4 * LIST_BODY_LIMIT_BYTES;
+/**
+ * How long a refused request's connection is read from after its answer before it is closed.
+ * Closing a socket that still has unread data resets it, and a client still sending its body
+ * then sees ECONNRESET or EPIPE instead of the answer (a 17 MiB list upload got EPIPE in 12 of 30
+ * fetches). So the answer goes out with `Connection: close`, the gateway's side is shut at once
+ * (the client sees the end of the connection right after the answer), and what still arrives is
+ * read and dropped for at most this long: nginx's lingering close, not the minutes a trickling
+ * body could take.
+ */
+export const REFUSED_LINGER_MS = 2_000;
 
 /**
- * An answer that goes out before the request's body has all arrived (413 on a declared length,
- * 401, 429, a CSV list refused at a bad row) reaches the client only if the gateway reads on: a
- * connection closed on unread data is reset, and the client, still sending, sees EPIPE or
- * ECONNRESET instead of the answer (fastify closes after a refused body: a 17 MiB list upload got
- * EPIPE in 12 of 30 fetches). So the rest of the body is read and dropped on a connection kept
- * open, within the body's time allowance (plugins/body-timeout.ts); a body declared larger than
- * DRAIN_LIMIT_BYTES is cut instead.
- * Returns whether the connection stays open for it (a body still arriving).
+ * An answer that goes out before the request's body has all arrived. A refusal (401, 408, 413,
+ * 415, 429, a CSV list refused at a bad row) closes the connection: nobody waits for a body the
+ * gateway will not use (decisions, "Fair share and hostile input"). Any other early answer (a
+ * DELETE whose body is not read) keeps the connection and reads the rest of the body, within
+ * the body's own time allowance (plugins/body-timeout.ts).
+ * Returns whether the connection is to close after the answer.
  */
-export function drainUnreadBody(request: IncomingMessage): boolean {
-  if (Number(request.headers['content-length']) > DRAIN_LIMIT_BYTES) return false;
+export function settleUnreadBody(request: IncomingMessage, status: number): boolean {
   // A body read in part (a CSV refused mid-way) is paused: Node drops only a body nobody read.
   request.resume();
+  if (status < 400) return false;
+  lingerOnClose(request.socket);
   return true;
+}
+
+/**
+ * Node ends a `Connection: close` answer's socket with `destroySoon()`: its side shut, then the
+ * socket destroyed as soon as the answer is flushed, unread data and all (the reset above). This
+ * socket's `destroySoon` lingers instead: shut our side, read and drop until the client closes
+ * its side or REFUSED_LINGER_MS passed, then destroy.
+ */
+function lingerOnClose(socket: Socket): void {
+  socket.destroySoon = function lingeringClose(this: Socket): void {
+    if (this.writable) this.end();
+    const cut = setTimeout(() => this.destroy(), REFUSED_LINGER_MS);
+    cut.unref();
+    this.once('close', () => clearTimeout(cut));
+    this.once('end', () => this.destroy());
+    this.resume();
+  };
 }
 
 /** The last request dispatched on each connection, so that no request is answered twice. */

@@ -16,6 +16,13 @@ import type { Redis } from '@svc/jobs/redis';
 /** Longer than any tool call waits (the 32 s verify deadline), so a count outlives its call. */
 const CALL_COUNT_TTL_MS = 60_000;
 
+/** KEYS[1]: a slot's count. */
+const END_CALL = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('DECR', KEYS[1]) <= 0 then redis.call('DEL', KEYS[1]) end
+return 1
+`;
+
 export interface CancellationRelay {
   /** A tool call of this slot started on this replica (until `ended`). */
   started(slot: string): void;
@@ -56,7 +63,9 @@ export class RedisCancellationRelay implements CancellationRelay {
   }
 
   ended(slot: string): void {
-    void this.redis.decr(this.countKey(slot)).catch(() => undefined);
+    // Deleted at zero; and never a DECR of a count that lapsed meanwhile, which would leave a
+    // count of -1 without expiry, one key per such call for ever.
+    void this.redis.eval(END_CALL, 1, this.countKey(slot)).catch(() => undefined);
   }
 
   async forward(slot: string): Promise<void> {

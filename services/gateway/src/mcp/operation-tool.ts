@@ -31,6 +31,7 @@ function withProgress(call: CallContext, onProgress: (done: number, total: numbe
     get callerGone() {
       return call.callerGone;
     },
+    ...(call.keyId === undefined ? {} : { keyId: call.keyId }),
     onProgress,
   };
 }

@@ -15,6 +15,7 @@ import { ApiError } from '@svc/contracts';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ListService } from '@svc/lists/service';
+import type { Feedback } from '@svc/feedback';
 import { callOf, type JobRunner } from '../operation.ts';
 import { InFlightToolCalls } from './cancellation.ts';
 import type { CancellationRelay } from './cancellation-relay.ts';
@@ -109,6 +110,7 @@ async function serve(
   app: FastifyInstance,
   runner: JobRunner,
   lists: ListService,
+  feedback: Feedback | undefined,
   definition: ToolServerDef,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -118,6 +120,7 @@ async function serve(
     runner,
     key: callerKey(request),
     lists,
+    ...(feedback === undefined ? {} : { feedback }),
     call: callOf(request),
     log: request.log,
     charge: (operation) => app.charge(request, reply, operation),
@@ -140,7 +143,7 @@ async function serve(
 
 export function mcpRoutes(
   app: FastifyInstance,
-  options: { runner: JobRunner; lists: ListService; relay?: CancellationRelay; allowedOrigins?: readonly string[] },
+  options: { runner: JobRunner; lists: ListService; relay?: CancellationRelay; allowedOrigins?: readonly string[]; feedback?: Feedback },
   done: (error?: Error) => void,
 ): void {
   const inFlight = new InFlightToolCalls(options.relay);
@@ -169,7 +172,7 @@ export function mcpRoutes(
           inFlight.track(keyId, toolCallId(request.body), reply);
         },
       },
-      (request, reply) => serve(app, options.runner, options.lists, definition, request, reply),
+      (request, reply) => serve(app, options.runner, options.lists, options.feedback, definition, request, reply),
     );
   }
   inFlight.listen().then(() => done(), done);

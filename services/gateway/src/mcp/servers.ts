@@ -6,6 +6,7 @@ import { OPERATION_IDS, OPERATIONS, type OperationId } from '@svc/contracts';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { loadMcpSdk } from './sdk.ts';
 import type { ToolContext } from './tool-result.ts';
+import { registerFeedbackTool } from './tools-feedback.ts';
 import { registerListTools } from './tools-lists.ts';
 import { QR_SERVER_INSTRUCTIONS, registerQrTools } from './tools-qr.ts';
 import { VERIFY_SERVER_INSTRUCTIONS, registerVerifyTools } from './tools-verify.ts';
@@ -29,6 +30,7 @@ export const TOOL_SERVERS: readonly ToolServerDef[] = [
     register: (server, context) => {
       registerVerifyTools(server, context);
       registerListTools(server, context);
+      registerFeedbackTool(server, context);
     },
   },
   { name: 'qr', operations: operationsOf('qr'), instructions: QR_SERVER_INSTRUCTIONS, register: registerQrTools },

@@ -11,6 +11,7 @@ import { CallerGoneError } from '@svc/jobs';
 import { logApiError, toApiError } from '../errors/api-errors.ts';
 import type { ListService } from '@svc/lists/service';
 import type { CallContext, JobRunner } from '../operation.ts';
+import type { Feedback } from '@svc/feedback';
 import type { ChargeResult } from '../plugins/metering.ts';
 import type { ApiKeyRecord } from '../stores/key-store.ts';
 import { badToolArguments } from './tool-call.ts';
@@ -21,6 +22,8 @@ export interface ToolContext {
   /** The caller's key (every tool call is authenticated) and the lists it may reach. */
   key: ApiKeyRecord;
   lists: ListService;
+  /** Learning from sends: the feedback tool reports through it (absent: no feedback tool). */
+  feedback?: Feedback;
   /** The request id and the signal that the caller has left. */
   call: CallContext;
   log: FastifyBaseLogger;

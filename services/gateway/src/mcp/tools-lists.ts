@@ -12,6 +12,7 @@ import {
   formatUsd,
   listCreateToolSchema,
   listObjectSchema,
+  notVerifiedResultSchema,
   verifyResultSchema,
   LIST_STATUSES,
   type ListCreateToolArguments,
@@ -25,6 +26,7 @@ import {
   listBodyError,
   parameterError,
   readCsvUpload,
+  pendingOf,
   resultsPage,
   type NewListInput,
 } from '@svc/lists/service';
@@ -53,7 +55,12 @@ const resultsOutput = z
     status: z.enum(LIST_STATUSES),
     count: z.number().int(),
     pending: z.number().int().describe('Entries not settled yet (left out of every page).'),
-    results: z.array(verifyResultSchema.extend({ position: z.number().int().describe('Position of the entry in the list, from 0.') })),
+    results: z.array(
+      z.union([
+        verifyResultSchema.extend({ position: z.number().int().describe('Position of the entry in the list, from 0.') }),
+        notVerifiedResultSchema.extend({ position: z.number().int() }),
+      ]),
+    ),
     nextCursor: z.string().nullable().describe('Pass it back for the next page; null after the last entry.'),
   })
   .strict();
@@ -190,7 +197,7 @@ export function registerListTools(server: McpServer, context: ToolContext): void
           id: record.id,
           status: record.status,
           count: record.count,
-          pending: record.count - record.processed,
+          pending: pendingOf(record),
           results: page.results,
           nextCursor: page.next === null ? null : String(page.next),
         };

@@ -23,7 +23,7 @@ export interface Operation<I, P, R, A> {
   id: OperationId;
   input: OperationInput<I>;
   job: JobKind<P, R>;
-  payload(input: I): P;
+  payload(input: I, call: CallContext): P;
   /** What the job's result answers, or throws the contract's error it amounts to. */
   answer(input: I, result: R): A;
 }
@@ -36,7 +36,7 @@ export const defineOperation = <I, P, R, A>(operation: Operation<I, P, R, A>): O
  * door on the hot path (QR) awaits it and calls `answer` itself without a promise in between.
  */
 export function start<I, P, R, A>(operation: Operation<I, P, R, A>, runner: JobRunner, input: I, call: CallContext): Promise<R> {
-  return runner.run(operation.id, operation.job, operation.payload(input), call);
+  return runner.run(operation.id, operation.job, operation.payload(input, call), call);
 }
 
 /** Runs the operation: its job through the runner, then its answer. */

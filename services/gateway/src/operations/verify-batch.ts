@@ -10,6 +10,6 @@ export const verifyBatch = defineOperation({
   id: 'email-verify.batch',
   input: { rest: batchRequestSchema, tool: batchRequestSchema, advertised: batchRequestSchema, invalid: batchBodyError },
   job: VERIFY_JOB,
-  payload: ({ emails }: { emails: string[] }) => ({ emails }),
+  payload: ({ emails }: { emails: string[] }, call) => ({ emails, ...(call.keyId === undefined ? {} : { keyId: call.keyId }) }),
   answer: ({ emails }, job) => buildBatchResponse(publicResults(emails, job)),
 });

@@ -7,6 +7,6 @@ export const verifySingle = defineOperation({
   id: 'email-verify.single',
   input: { rest: singleVerifyQuerySchema, tool: singleVerifyQuerySchema, advertised: singleVerifyQuerySchema, invalid: singleQueryError },
   job: VERIFY_JOB,
-  payload: ({ email }: { email: string }) => ({ emails: [email] }),
+  payload: ({ email }: { email: string }, call) => ({ emails: [email], ...(call.keyId === undefined ? {} : { keyId: call.keyId }) }),
   answer: ({ email }, job) => publicResult(email, job),
 });

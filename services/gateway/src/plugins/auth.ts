@@ -15,8 +15,8 @@ import type { Identity } from '../types.ts';
 
 const NO_KEY: Identity = { key: null, credential: 'missing' };
 
-export async function identify(keys: KeyStore, header: string | undefined): Promise<Identity> {
-  const presented = parseAuthorization(header);
+export async function identify(keys: KeyStore, header: string | undefined, allowBasic = false): Promise<Identity> {
+  const presented = parseAuthorization(header, allowBasic);
   if (presented.kind !== 'token') return { key: null, credential: presented.kind };
   let record;
   try {
@@ -62,7 +62,7 @@ function authPlugin(app: FastifyInstance, options: { keys: KeyStore }, done: (er
       next();
       return;
     }
-    identify(options.keys, request.headers.authorization).then((identity) => {
+    identify(options.keys, request.headers.authorization, request.routeOptions.config.basicAuth === true).then((identity) => {
       request.identity = identity;
       next();
     }, next);

@@ -39,8 +39,19 @@ export function defaultConsoleDir(): string {
   return join(dirname(createRequire(import.meta.url).resolve('@svc/console/package.json')), 'dist');
 }
 
-function secure(reply: FastifyReply): void {
-  reply.header('Content-Security-Policy', CONSOLE_CSP);
+/**
+ * The interactive docs (/docs), where people type their key too: Swagger UI's own files from
+ * this origin (no inline script: its initializer is a file), its calls to this origin, the QR
+ * answers it draws as `data:` images, and no framing. Swagger UI inserts one inline style
+ * element of its own, allowed by its hash (read from Chromium's report of it).
+ */
+export const DOCS_CSP = CONSOLE_CSP.replace("img-src 'self' data: blob:", "img-src 'self' data:")
+  .replace("font-src 'self'", "font-src 'self' data:")
+  .replace("style-src 'self'", "style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='");
+
+/** The headers of every page where a key is typed (the console, /docs). */
+export function securePage(reply: FastifyReply, csp: string = CONSOLE_CSP): void {
+  reply.header('Content-Security-Policy', csp);
   reply.header('X-Content-Type-Options', 'nosniff');
   reply.header('Referrer-Policy', 'no-referrer');
   reply.header('Cross-Origin-Opener-Policy', 'same-origin');
@@ -70,7 +81,7 @@ export default function consoleRoutes(app: FastifyInstance, options: ConsoleOpti
     },
   });
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.url.startsWith('/app')) secure(reply);
+    if (request.url.startsWith('/app')) securePage(reply);
     return payload;
   });
   done();

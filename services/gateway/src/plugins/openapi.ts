@@ -11,6 +11,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
+import { DOCS_CSP, securePage } from './console.ts';
 import { BILLING_NOTE, DOCS_PAGE_OPTIONS, PRODUCT_NAME } from '../docs-page.ts';
 import { NAMED_SCHEMAS, RESPONSE_HEADERS } from '../openapi-schemas.ts';
 
@@ -28,6 +29,12 @@ const TAGS = [
   },
   { name: 'qr', description: 'QR codes for text, URLs and wifi network-join codes, as an SVG image or as the module matrix.' },
   { name: 'account', description: "The caller's usage and cost this month; not metered." },
+  {
+    name: 'feedback',
+    description:
+      'Learning from sends: bounces, deliveries and complaints reported by the key (or its sending service by webhook) make later ' +
+      'verifications answer from them; an address history. Free, not metered.',
+  },
 ];
 
 const INFO_DESCRIPTION = [
@@ -183,6 +190,13 @@ async function openapiPlugin(app: FastifyInstance, options: { version: string })
               'Your API key (`sk_` and 32 letters and digits), sent as `Authorization: Bearer <API_KEY>` (the scheme name in any case). ' +
               `Here, paste the key alone, without \`Bearer\`: this page adds the scheme. ${BILLING_NOTE}`,
           },
+          basicAuth: {
+            type: 'http',
+            scheme: 'basic',
+            description:
+              'The feedback webhooks only: the API key as the password (any user name), as a sending service puts it in a webhook URL: ' +
+              '`https://any:<API_KEY>@host/v1/email-verify/feedback/sendgrid`.',
+          },
         },
       },
     },
@@ -192,6 +206,13 @@ async function openapiPlugin(app: FastifyInstance, options: { version: string })
   await app.register(swaggerUi, {
     ...DOCS_PAGE_OPTIONS,
     routePrefix: '/docs',
+    // The console's headers: a strict CSP and no framing of the page where the key is typed.
+    uiHooks: {
+      onRequest: (_request, reply, next) => {
+        securePage(reply, DOCS_CSP);
+        next();
+      },
+    },
     transformSpecification: openapiDocument,
     transformSpecificationClone: false,
   });

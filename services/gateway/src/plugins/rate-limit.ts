@@ -12,6 +12,7 @@ import { storeUnavailableError } from '@svc/jobs';
 import type { Redis } from '@svc/jobs/redis';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { UnmeteredLimit } from '../types.ts';
 import { hooksOf } from './auth.ts';
 
 export type Limiter = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
@@ -25,10 +26,12 @@ declare module 'fastify' {
 
 export interface RateLimitOptions {
   limits: Record<OperationId, number>;
+  /** Per-minute limits of routes that are not billed (0: off). */
+  unmetered?: Partial<Record<UnmeteredLimit, number>>;
   windowMs: number;
   redis?: Redis;
   redisPrefix: string;
-  onRejected: (operation: OperationId) => void;
+  onRejected: (operation: OperationId | UnmeteredLimit) => void;
 }
 
 /**
@@ -36,7 +39,7 @@ export interface RateLimitOptions {
  * address without a valid key), so that on a Redis Cluster each key's budgets live in its own
  * slot, beside its meter, rather than in no slot of their own choosing.
  */
-const budgetOf = (request: FastifyRequest, operation: OperationId): string =>
+const budgetOf = (request: FastifyRequest, operation: OperationId | UnmeteredLimit): string =>
   `{${request.identity.key === null ? `ip:${request.ip}` : request.identity.key.id}}:${operation}`;
 
 /**
@@ -110,9 +113,14 @@ async function rateLimitPlugin(app: FastifyInstance, options: RateLimitOptions):
         `Rate limit of ${context.max} calls per ${Math.round(options.windowMs / 1000)} s exceeded; retry in ${Math.ceil(context.ttl / 1000)} s.`,
       ),
   });
-  const limiters: Partial<Record<OperationId, Limiter>> = {};
-  for (const operation of OPERATION_IDS) {
-    const max = options.limits[operation];
+  const limiters: Partial<Record<OperationId | UnmeteredLimit, Limiter>> = {};
+  const limits: Array<[OperationId | UnmeteredLimit, number]> = [
+    ...OPERATION_IDS.map((operation): [OperationId, number] => [operation, options.limits[operation]]),
+    ...Object.entries(options.unmetered ?? {}).flatMap(([name, max]): Array<[UnmeteredLimit, number]> =>
+      name === 'email-verify.feedback' && max !== undefined ? [[name, max]] : [],
+    ),
+  ];
+  for (const [operation, max] of limits) {
     if (max === 0) continue;
     const handler = app.rateLimit({
       max,
@@ -131,7 +139,8 @@ async function rateLimitPlugin(app: FastifyInstance, options: RateLimitOptions):
   }
   app.decorate('limiters', limiters);
   app.addHook('onRoute', (route) => {
-    const limiter = route.config?.operation === undefined ? undefined : limiters[route.config.operation];
+    const name = route.config?.operation ?? route.config?.unmeteredLimit;
+    const limiter = name === undefined ? undefined : limiters[name];
     if (limiter !== undefined) route.onRequest = [limiter, ...hooksOf(route.onRequest)];
   });
 }

@@ -5,7 +5,6 @@ import { sendError } from '../errors/api-errors.ts';
 
 export interface HealthOptions {
   transport: JobTransport;
-  renderMetrics: () => Promise<{ contentType: string; body: string }>;
   /** False once the process is draining (SIGTERM): load balancers stop sending new requests. */
   isAcceptingWork: () => boolean;
 }
@@ -23,10 +22,6 @@ export function healthRoutes(app: FastifyInstance, options: HealthOptions, done:
       );
     }
     return { status: 'ready', transport: options.transport.kind };
-  });
-  app.get('/metrics', hidden, async (_request, reply) => {
-    const { contentType, body } = await options.renderMetrics();
-    return reply.type(contentType).send(body);
   });
   done();
 }

@@ -11,6 +11,7 @@ import {
   ApiError,
   LIST_BODY_LIMIT_BYTES,
   MAX_LIST_ADDRESSES,
+  FULL_RESULT_COLUMNS,
   RESULT_COLUMNS,
   invalidParameter,
   listCreateBodySchema,
@@ -29,9 +30,12 @@ import {
   jsonInput,
   jsonResults,
   listBodyError,
+  pendingOf,
   parameterError,
   payloadTooLarge,
   readCsvUpload,
+  readXlsxUpload,
+  XLSX_MEDIA_TYPE,
   type ListService,
   type NewListInput,
 } from '@svc/lists/service';
@@ -63,6 +67,7 @@ const queryError = parameterError({
   ...PARAMETER_MESSAGES,
   limit: 'limit must be an integer from 1 to 100.',
   format: 'format must be json or csv.',
+  columns: 'columns must be default or full.',
 });
 
 const idParams = validated(
@@ -81,17 +86,27 @@ const csvUpload = validated(
   ).meta({ examples: [LIST_UPLOAD_EXAMPLE] }),
   () => new ApiError('invalid_request', 'The CSV body could not be read.'),
 );
+const xlsxUpload = validated(
+  csvStreamSchema(
+    'An Excel workbook (.xlsx, up to 16 MiB): its first sheet is read like a CSV file (the address column found the same way, other ' +
+      'columns kept and returned in a CSV). A workbook that inflates to more than 128 MiB is refused `413`.',
+  ),
+  () => new ApiError('invalid_request', 'The workbook could not be read.'),
+);
 const uploadBody = {
   content: {
     'application/json': { schema: validated(listCreateBodySchema.meta({ examples: [LIST_CREATE_EXAMPLE] }), listBodyError) },
     'text/csv': { schema: csvUpload },
     'application/csv': { schema: csvUpload },
+    [XLSX_MEDIA_TYPE]: { schema: xlsxUpload },
   },
 };
 
 const csvResultsBody = csvStreamSchema(
-  `The uploaded file (a JSON list: one \`email\` column) with ${RESULT_COLUMNS.join(', ')} appended, in the upload's separator ` +
-    '(and byte-order mark); settled entries only, in input order.',
+  `The uploaded file (a JSON list: one \`email\` column) with ${RESULT_COLUMNS.join(', ')} appended (\`columns=full\`: ` +
+    `${FULL_RESULT_COLUMNS.join(', ')}), in the upload's separator, after a UTF-8 byte-order mark; settled entries only, in input ` +
+    "order. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'` so that a " +
+    'spreadsheet shows it as text instead of running it.',
 );
 
 const NOT_METERED = 'Not metered: reading and cancelling lists cost nothing and are not rate-limited.';
@@ -144,13 +159,38 @@ const cancelRoute: FastifyPluginCallbackZod<{ lists: ListService }> = (cancellin
     },
     async (request) => lists.cancel(callerKey(request).id, request.params.id),
   );
+  cancelling.post(
+    `${PREFIX}/:id/finish`,
+    {
+      ...reading,
+      schema: {
+        operationId: 'finishList',
+        tags: ['email-verify'],
+        summary: 'Finish a retrying list now',
+        description:
+          'A list that is `retrying` (only greylisted or temporarily failed addresses wait for a retry) settles them now, each ' +
+          '`risky` with the reason it was waiting for (`greylisted`, `timeout`, ...), and completes; its callback is sent as for ' +
+          `any completed list. Any other list is answered as it is. Takes no body. ${NOT_METERED}`,
+        security: BEARER_SECURITY,
+        params: idParams,
+        response: {
+          ...listReadResponses({
+            description: 'The list, now `completed` (or as it was, when it was not retrying).',
+            content: json(listObjectSchema, { ...LIST_OBJECT_EXAMPLE, status: 'completed', completedAt: '2026-11-23T10:04:00.000Z' }),
+          }),
+          ...listNotFound(),
+        },
+      },
+    },
+    async (request) => lists.finish(callerKey(request).id, request.params.id),
+  );
   registered();
 };
 
 export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app, options, done) => {
   const { lists } = options;
 
-  app.addContentTypeParser(['text/csv', 'application/csv'], (request, payload, parsed) => {
+  app.addContentTypeParser(['text/csv', 'application/csv', XLSX_MEDIA_TYPE], (request, payload, parsed) => {
     if (Number(request.headers['content-length'] ?? 0) > LIST_BODY_LIMIT_BYTES) return parsed(payloadTooLarge());
     parsed(null, payload);
   });
@@ -158,7 +198,10 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
   app.setErrorHandler((error: FastifyError, request: FastifyRequest) => {
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') throw payloadTooLarge();
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' && hasBody(request))
-      throw new ApiError('unsupported_media_type', 'Send the list as application/json or text/csv.');
+      throw new ApiError(
+        'unsupported_media_type',
+        `Send the list as application/json, text/csv or an Excel workbook (${XLSX_MEDIA_TYPE}).`,
+      );
     throw error;
   });
 
@@ -173,7 +216,7 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
         summary: 'Verify a list (bulk job)',
         description:
           `Takes 1 to ${MAX_LIST_ADDRESSES} addresses as JSON \`{ "emails": [...], "name"?, "callbackUrl"? }\` or as a CSV file ` +
-          '(`name`, `callbackUrl` and `column` then as query parameters), up to 16 MiB, and answers 202 with the list object at once. Poll ' +
+          'or an Excel workbook (its first sheet; `name`, `callbackUrl` and `column` then as query parameters), up to 16 MiB, and answers 202 with the list object at once. Poll ' +
           'the list, read its results as it goes, or give a `callbackUrl`: the service POSTs the list, signed, when it ends. ' +
           'Costs nothing now: each started 100 processed distinct addresses costs one batch ($0.15), drawing on the batch free ' +
           'allowance first. Duplicates are probed and billed once; greylisted addresses are retried for minutes before they settle.',
@@ -202,7 +245,10 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
       let input: NewListInput;
       if (request.body instanceof Readable) {
         lists.checkCallback(query.callbackUrl);
-        const upload = await readCsvUpload(request.body, { charset: charsetOf(request.headers['content-type']), column: query.column });
+        const contentType = request.headers['content-type'] ?? '';
+        const upload = contentType.toLowerCase().startsWith(XLSX_MEDIA_TYPE)
+          ? await readXlsxUpload(request.body, { column: query.column })
+          : await readCsvUpload(request.body, { charset: charsetOf(contentType), column: query.column });
         input = { ...upload, name: query.name, callbackUrl: query.callbackUrl };
       } else {
         const [param] = Object.keys(query);
@@ -285,7 +331,9 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
         description:
           'One result per settled entry, in input order, streamed; entries not settled yet are left out and counted in `pending` ' +
           `(and \`X-List-Pending\`), so results may be read while the list runs. \`format=csv\` answers the uploaded file with ` +
-          `${RESULT_COLUMNS.join(', ')} appended. ${NOT_METERED}`,
+          `${RESULT_COLUMNS.join(', ')} appended; \`columns=full\` also appends action (keep, review, remove), flags (role, free, ` +
+          'disposable, catch_all, duplicate), provider and probability. Every CSV starts with a UTF-8 byte-order mark, and cells a ' +
+          `spreadsheet would run as formulas are written with a leading \`'\`. ${NOT_METERED}`,
         security: BEARER_SECURITY,
         params: idParams,
         querystring: validated(listResultsQuerySchema, queryError),
@@ -299,7 +347,7 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
             },
           }),
           ...unmeteredBadRequest({
-            description: '`format` is neither `json` nor `csv`, or an unknown parameter.',
+            description: '`format` is neither `json` nor `csv`, `columns` neither `default` nor `full`, or an unknown parameter.',
             examples: LIST_RESULTS_ERRORS,
           }),
           ...listNotFound(),
@@ -308,10 +356,10 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
     },
     async (request, reply) => {
       const record = await lists.get(callerKey(request).id, request.params.id);
-      reply.header('X-List-Status', record.status).header('X-List-Pending', String(record.count - record.processed));
+      reply.header('X-List-Status', record.status).header('X-List-Pending', String(pendingOf(record)));
       if (request.query.format === 'csv') {
         reply.type('text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${record.id}.csv"`);
-        return reply.send(Readable.from(csvResults(lists.store, record)));
+        return reply.send(Readable.from(csvResults(lists.store, record, request.query.columns)));
       }
       return reply.type('application/json; charset=utf-8').send(Readable.from(jsonResults(lists.store, record)));
     },

@@ -16,7 +16,9 @@ export const usageRoutes: FastifyPluginCallbackZod<{ meter: Meter; freeAllowance
         tags: ['account'],
         summary: "The caller's usage this month (not metered)",
         description:
-          'Calls, billable calls, free allowance left and cost per operation in the current UTC calendar month, and the total. ' +
+          'Calls, billable calls, free allowance left, unit price and cost per operation in the current UTC calendar month (lists: ' +
+          'the distinct addresses processed and the units of 100 they were billed in), each free allowance once (batches and lists ' +
+          'share one), and the total so far. ' +
           'Money is a decimal string in the format of `X-Service-Cost`. Free, and not rate-limited.',
         security: BEARER_SECURITY,
         response: accountResponses({ description: "This month's usage.", content: json(usageResponseSchema, USAGE_EXAMPLE) }),
@@ -34,11 +36,11 @@ export const usageRoutes: FastifyPluginCallbackZod<{ meter: Meter; freeAllowance
       const bill = monthlyBill(usage, key.freeAllowance, options.freeAllowances);
       const operations = Object.fromEntries(
         OPERATION_IDS.map((operation) => {
-          const { costMicroUsd, ...counts } = bill.operations[operation];
-          return [operation, { ...counts, costUsd: formatUsd(costMicroUsd) }];
+          const { costMicroUsd, priceMicroUsd, ...counts } = bill.operations[operation];
+          return [operation, { ...counts, costUsd: formatUsd(costMicroUsd), priceUsd: formatUsd(priceMicroUsd) }];
         }),
       );
-      return { period, operations, totalCostUsd: formatUsd(bill.totalMicroUsd) };
+      return { period, operations, allowances: bill.allowances, totalCostUsd: formatUsd(bill.totalMicroUsd) };
     },
   );
   done();

@@ -4,7 +4,7 @@
  * suggestion only as its domain, rebuilt with the entry's own local part on read.
  */
 import { createHash } from 'node:crypto';
-import { verifyResultSchema, type VerifyResult } from '@svc/contracts';
+import { decodeCompactResult, encodeCompactResult, verifyResultSchema, type VerifyResult } from '@svc/contracts';
 import type { z } from 'zod';
 
 export const cachedOutcomeSchema = verifyResultSchema
@@ -16,6 +16,22 @@ export type CachedOutcome = z.infer<typeof cachedOutcomeSchema>;
 /** `address` is the normalised form (trimmed, domain as lower-case A-labels). */
 export function outcomeCacheKey(address: string): string {
   return createHash('sha256').update(address, 'utf8').digest('hex');
+}
+
+/** An outcome as Redis keeps it (compact-result.ts): about 60 bytes where its JSON took about 300. */
+export function encodeCachedOutcome(cached: CachedOutcome): string {
+  const { suggestedDomain, ...rest } = cached;
+  return encodeCompactResult(suggestedDomain === undefined ? rest : { ...rest, extra: suggestedDomain });
+}
+
+/** What encodeCachedOutcome wrote, checked against the schema; undefined when it is not one (a miss). */
+export function decodeCachedOutcome(raw: string): CachedOutcome | undefined {
+  const decoded = decodeCompactResult(raw);
+  if (decoded === undefined) return undefined;
+  const parsed = cachedOutcomeSchema.safeParse(
+    decoded.extra === undefined ? decoded.fields : { ...decoded.fields, suggestedDomain: decoded.extra },
+  );
+  return parsed.success ? parsed.data : undefined;
 }
 
 export function toCachedOutcome(result: VerifyResult): CachedOutcome {

@@ -1,7 +1,8 @@
 /**
  * The store behind the outcome cache (what it holds and under which key: cached-outcome.ts), so
  * that a repeated address costs no probe. In memory in embedded mode, in Redis in distributed
- * mode (shared by every verify-worker). Redis values are JSON and re-validated on read.
+ * mode (shared by every verify-worker). Redis values are written by the codec given (JSON when
+ * none) and re-validated on read.
  */
 import { LRUCache } from 'lru-cache';
 import type { Redis } from '@svc/jobs/redis';
@@ -36,11 +37,32 @@ export class MemoryTtlCache<T> implements TtlCache<T> {
   }
 }
 
+/** How values are written to Redis and read back (decode validates: undefined for what is not one). */
+export interface ValueCodec<T> {
+  encode(value: T): string;
+  decode(raw: string): T | undefined;
+}
+
+/** JSON checked against `schema`. */
+export function jsonCodec<T>(schema: z.ZodType<T>): ValueCodec<T> {
+  return {
+    encode: (value) => JSON.stringify(value),
+    decode: (raw) => {
+      try {
+        const parsed = schema.safeParse(JSON.parse(raw));
+        return parsed.success ? parsed.data : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
 export class RedisTtlCache<T> implements TtlCache<T> {
   constructor(
     private readonly redis: Redis,
     private readonly namespace: string,
-    private readonly schema: z.ZodType<T>,
+    private readonly codec: ValueCodec<T>,
   ) {}
 
   /**
@@ -54,13 +76,11 @@ export class RedisTtlCache<T> implements TtlCache<T> {
   async get(key: string): Promise<T | undefined> {
     // A cache that cannot be read is a miss, never a failed batch.
     const raw = await this.redis.get(this.nameOf(key)).catch(() => null);
-    if (raw === null) return undefined;
-    const parsed = this.schema.safeParse(JSON.parse(raw));
-    return parsed.success ? parsed.data : undefined;
+    return raw === null ? undefined : this.codec.decode(raw);
   }
 
   async set(key: string, value: T, ttlSeconds: number): Promise<void> {
     if (ttlSeconds <= 0) return;
-    await this.redis.set(this.nameOf(key), JSON.stringify(value), 'EX', ttlSeconds).catch(() => undefined);
+    await this.redis.set(this.nameOf(key), this.codec.encode(value), 'EX', ttlSeconds).catch(() => undefined);
   }
 }

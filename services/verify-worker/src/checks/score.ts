@@ -18,6 +18,8 @@ export const REASON_POINTS: Record<Reason, number> = {
   role_account: 75,
   accept_all: 60,
   greylisted: 55,
+  // Nothing was learnt of the mailbox: the provider asked this egress to slow down.
+  throttled: 50,
   mailbox_full: 45,
   smtp_blocked: 45,
   timeout: 40,
@@ -30,6 +32,9 @@ export const REASON_POINTS: Record<Reason, number> = {
   rejected_email: 5,
   invalid_domain: 2,
   invalid_syntax: 0,
+  known_bounce: 3,
+  known_delivery: 90,
+  complainer: 30,
 };
 
 export const ADJUSTMENTS = {

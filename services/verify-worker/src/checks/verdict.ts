@@ -26,7 +26,17 @@ export type DnsOutcome = 'ok' | 'nxdomain' | 'null_mx' | 'no_mail_host' | 'temp_
  * `needs_smtputf8`: a UTF-8 local part and no server offering SMTPUTF8, so it was never sent.
  * `unavailable`: this worker cannot reach port 25 (egress health), so no server was asked.
  */
-export type SmtpOutcome = RcptClass | 'timeout' | 'no_connect' | 'no_target' | 'not_probed' | 'needs_smtputf8' | 'unavailable' | 'error';
+export type SmtpOutcome =
+  | RcptClass
+  | 'timeout'
+  | 'no_connect'
+  | 'no_target'
+  | 'not_probed'
+  | 'needs_smtputf8'
+  | 'unavailable'
+  | 'error'
+  /** The provider throttled this egress (or its budget ran out) before the mailbox was answered. */
+  | 'throttled';
 
 export interface AddressFacts {
   syntaxOk: boolean;
@@ -48,7 +58,7 @@ export interface Decision {
 }
 
 /** Outcomes where no mail server was asked about this mailbox. */
-const NOT_ASKED: ReadonlySet<SmtpOutcome> = new Set<SmtpOutcome>(['not_probed', 'no_target', 'needs_smtputf8', 'unavailable']);
+const NOT_ASKED: ReadonlySet<SmtpOutcome> = new Set<SmtpOutcome>(['not_probed', 'no_target', 'needs_smtputf8', 'unavailable', 'throttled']);
 
 const RISKY_SMTP: Partial<Record<SmtpOutcome, Reason>> = {
   full: 'mailbox_full',
@@ -61,6 +71,7 @@ const RISKY_SMTP: Partial<Record<SmtpOutcome, Reason>> = {
   not_this_host: 'no_connect',
   inconclusive: 'accept_all',
   unavailable: 'smtp_unavailable',
+  throttled: 'throttled',
 };
 
 function smtpCheck(facts: AddressFacts): Decision['smtp'] {

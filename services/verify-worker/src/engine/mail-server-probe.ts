@@ -22,6 +22,8 @@ import { providerOf } from '../checks/provider.ts';
 import { refusesTheClient } from '../checks/refused-client.ts';
 import type { MailHost } from '../dns/resolver.ts';
 import { runSmtpSession, type SmtpReply, type SmtpSessionResult, type SmtpStage } from '../smtp/session.ts';
+import type { GateTarget, SessionGate, WorkPriority } from '../politeness/session-gate.ts';
+import { idleKey, type IdleSessions, type ParkedSession } from '../smtp/idle-sessions.ts';
 import type { Egress, EgressPool } from './egress-pool.ts';
 import type { SessionLimiter } from './host-limiter.ts';
 
@@ -40,7 +42,9 @@ export type ProbeOutcome =
   /** Every address of the mail hosts was refused by the private-address guard: nothing was tried. */
   | { kind: 'no_target' }
   | { kind: 'timeout' }
-  | { kind: 'needs_smtputf8' };
+  | { kind: 'needs_smtputf8' }
+  /** The provider's back-off or budget allowed no session before `until` (within the deadline): not asked. */
+  | { kind: 'throttled'; until: number };
 
 export interface ProbeTuning {
   /** Waits before each new round on servers that refused temporarily, when the reply names no delay. */
@@ -71,6 +75,8 @@ export interface MailServerProbeDeps {
     connectTimeoutMs: number;
     commandTimeoutMs: number;
     socksProxy?: string;
+    /** Idle sessions kept for the next batch to the same server (VERIFY_SMTP_SESSION_IDLE_MS). */
+    idle?: IdleSessions;
   };
   tuning?: Partial<ProbeTuning>;
   /**
@@ -87,6 +93,8 @@ export interface MailServerProbeDeps {
   /** +1 when a session opens, -1 when it ends (the open-sessions gauge). */
   trackOpen?: (delta: 1 | -1) => void;
   onReply?: (code: number) => void;
+  /** Politeness at volume (politeness/): every new session passes the provider's back-off and budgets. */
+  politeness?: { gate: SessionGate; priority: WorkPriority };
 }
 
 export interface ProbeContext {
@@ -154,48 +162,84 @@ export async function probeMailServers(
   const sessions = new Map<string, number>();
   /** Addresses that failed for good in this batch (refused, timed out, permanent refusal). */
   const givenUp = new Set<string>();
+  /** The gate allowed no more sessions to this provider within the deadline: the rest is `throttled`. */
+  let stopped: ProbeOutcome | undefined;
+  // For an unknown provider, the domain's MX set is what a back-off and a budget hold for.
+  const politeKey = provider ?? hosts.map((host) => host.name).join(' ');
 
   /** Sessions on one address while each makes progress. Returns the failure that stopped them, if any. */
   const sessionsOn = async (address: string, name: string): Promise<ProbeOutcome | undefined> => {
     const limits = context.limits.get(address) ?? {};
     context.limits.set(address, limits);
-    while (pending.length > 0 && !signal.aborted) {
+    while (pending.length > 0 && !signal.aborted && stopped === undefined) {
       const left = budget - (answered.get(address) ?? 0);
       if (left <= 0 || (sessions.get(address) ?? 0) >= MAX_SESSIONS_PER_SERVER) return undefined;
-      const chunk = pending.slice(0, MAX_RCPT_PER_SESSION);
-      sessions.set(address, (sessions.get(address) ?? 0) + 1);
       const key = provider ?? name;
       const egress = deps.egress?.pool.pick(key);
       const socksProxy = egress === undefined ? deps.session.socksProxy : egress.proxy;
+      const wanted = Math.min(left, limits.maxRecipients ?? MAX_RCPT_PER_SESSION, pending.length);
+      const target: GateTarget = { key: politeKey, provider, egress: egress?.label ?? 'direct' };
+      const politeness = deps.politeness;
+      // A parked session to this server carries the next recipients without a new connection.
+      const parked = deps.session.idle?.has(idleKey({ ...deps.session, host: address, socksProxy })) === true;
+      const entry = await politeness?.gate
+        .enter(target, wanted, politeness.priority, signal, context.deadlineAt, tuning.minRetryTimeLeftMs, !parked)
+        .catch((error: unknown) => {
+          if (signal.aborted) return undefined;
+          throw error;
+        });
+      if (politeness !== undefined && entry === undefined) return undefined; // the deadline came while waiting
+      if (entry?.open === false) {
+        stopped = { kind: 'throttled', until: entry.until };
+        return undefined;
+      }
+      const allowed = entry?.recipients ?? wanted;
+      const chunk = pending.slice(0, Math.min(MAX_RCPT_PER_SESSION, allowed));
+      sessions.set(address, (sessions.get(address) ?? 0) + 1);
       let result: SmtpSessionResult | undefined;
       try {
-        result = await holdSlotUntilClosed(deps.limiter, address, context, (onClosed) => {
-          deps.trackOpen?.(1);
-          if (egress !== undefined) deps.egress?.onSession?.(egress, provider);
-          const { socksProxy: _configured, ...session } = deps.session;
-          return runSmtpSession({
+        const { socksProxy: _configured, ...session } = deps.session;
+        const run = (onClosed: () => void, resume: ParkedSession | undefined) =>
+          runSmtpSession({
             ...session,
             ...(socksProxy === undefined ? {} : { socksProxy }),
+            ...(resume === undefined ? {} : { resume }),
             host: address,
             servername: name,
             recipients: chunk,
-            maxRecipients: Math.min(left, limits.maxRecipients ?? MAX_RCPT_PER_SESSION),
+            maxRecipients: Math.min(left, allowed, limits.maxRecipients ?? MAX_RCPT_PER_SESSION),
             rejectionCap: limits.rejectionCap,
             slowReplyMs: tuning.slowReplyMs,
             signal,
             onReply: deps.onReply,
-            onClosed: () => {
-              deps.trackOpen?.(-1);
-              onClosed();
-            },
+            onClosed,
           });
+        result = await holdSlotUntilClosed(deps.limiter, address, context, (onClosed) => {
+          // Once the slot is held, a parked session to this server serves instead of a new connection.
+          const resume = deps.session.idle?.take(idleKey({ ...deps.session, host: address, socksProxy }));
+          deps.trackOpen?.(1);
+          if (egress !== undefined && resume === undefined) deps.egress?.onSession?.(egress, provider);
+          return run(() => {
+            deps.trackOpen?.(-1);
+            onClosed();
+          }, resume);
         });
       } catch (error) {
+        if (entry?.open === true) await politeness?.gate.leave(target, entry, { spoke: false, rcptReplies: [], answered: 0 });
         if (signal.aborted) return undefined; // waited for a slot until the deadline
         throw error;
       } finally {
         deps.observeSession?.(result);
       }
+      if (entry?.open === true)
+        await politeness?.gate
+          .leave(target, entry, {
+            failureReply: result.failure?.reply,
+            spoke: result.failure?.reply !== undefined || result.rcpt.length > 0 || result.failure === undefined,
+            rcptReplies: result.rcpt.map(({ reply }) => reply),
+            answered: result.rcptReplies,
+          })
+          .catch(() => undefined);
       if (egress !== undefined && deps.egress !== undefined && refusedTheEgress(result)) {
         const setAside = deps.egress.pool.setAside(egress, key);
         deps.egress.onBlock?.(egress, provider, setAside);
@@ -219,11 +263,11 @@ export async function probeMailServers(
     return undefined;
   };
 
-  for (let round = 0; pending.length > 0 && !signal.aborted; round++) {
+  for (let round = 0; pending.length > 0 && !signal.aborted && stopped === undefined; round++) {
     let temporary: ProbeOutcome | undefined;
     for (const target of targets) {
       for (const address of target.addresses) {
-        if (givenUp.has(address) || pending.length === 0 || signal.aborted) continue;
+        if (givenUp.has(address) || pending.length === 0 || signal.aborted || stopped !== undefined) continue;
         const failure = await sessionsOn(address, target.name);
         if (failure === undefined) continue;
         lastFailure = failure;
@@ -231,14 +275,14 @@ export async function probeMailServers(
         else givenUp.add(address);
       }
     }
-    if (pending.length === 0 || temporary === undefined || signal.aborted) break;
+    if (pending.length === 0 || temporary === undefined || signal.aborted || stopped !== undefined) break;
     const delayMs = retryDelay(temporary, round, tuning);
     if (delayMs === undefined || context.deadlineAt - Date.now() - delayMs < tuning.minRetryTimeLeftMs) break;
     const waited = await sleep(delayMs, true, { signal }).catch(() => false);
     if (!waited) break;
   }
 
-  const rest: ProbeOutcome = signal.aborted && lastFailure.kind !== 'session' ? { kind: 'timeout' } : lastFailure;
+  const rest: ProbeOutcome = stopped ?? (signal.aborted && lastFailure.kind !== 'session' ? { kind: 'timeout' } : lastFailure);
   for (const recipient of pending) outcomes.set(recipient, rest);
   return outcomes;
 }

@@ -64,6 +64,7 @@ const TEMPORARY_SMTP: ReadonlySet<AddressFacts['smtp']> = new Set<AddressFacts['
   'no_connect',
   'error',
   'unavailable',
+  'throttled',
 ]);
 
 /** Verdicts the verifier gave because it could not see: worth another try once it can. */
@@ -108,6 +109,13 @@ export function probedOutcome(
     ...(didYouMean === undefined ? {} : { didYouMean }),
   };
   const temporary = isTemporary(facts, decision.reason, deciding);
-  const asked = temporary && deciding !== undefined && 'reply' in deciding ? retryAfterSeconds(deciding.reply.text) : undefined;
+  const asked =
+    !temporary || deciding === undefined
+      ? undefined
+      : deciding.kind === 'throttled'
+        ? Math.max(1, Math.ceil((deciding.until - Date.now()) / 1_000))
+        : 'reply' in deciding
+          ? retryAfterSeconds(deciding.reply.text)
+          : undefined;
   return { result, temporary, ...(asked === undefined ? {} : { retryAfterSeconds: asked }) };
 }

@@ -26,7 +26,9 @@ import {
 } from '../checks/index.ts';
 import { fromCachedOutcome, outcomeCacheKey, toCachedOutcome, type CachedOutcome } from '../cache/cached-outcome.ts';
 import type { MailHost, MailHostsLookup } from '../dns/resolver.ts';
+import { throttlesProvider } from '../checks/throttle-replies.ts';
 import { controlAddress } from './control-address.ts';
+import { definite, type ControlEvidence } from './control-evidence.ts';
 import {
   probeMailServers,
   type MailServerProbeDeps,
@@ -35,6 +37,8 @@ import {
   type ServerLimits,
 } from './mail-server-probe.ts';
 import { invalidSyntaxOutcome, probedOutcome, unexpectedErrorOutcome } from './results.ts';
+import type { Feedback } from '@svc/feedback';
+import { applyRecalled, recallFeedback, rememberVerifications } from './feedback-effects.ts';
 
 export type { VerifyOptions, VerifyOutcome } from '@svc/contracts';
 
@@ -53,11 +57,18 @@ export interface VerifierDeps {
     get(key: string): Promise<CachedOutcome | undefined>;
     set(key: string, value: CachedOutcome, ttlSeconds?: number): Promise<void>;
   };
+  /** What each domain's controls showed, kept with its facts (control-evidence.ts); absent: asked in every batch. */
+  evidence?: {
+    get(domain: string): Promise<ControlEvidence | undefined>;
+    set(domain: string, value: ControlEvidence): Promise<void>;
+  };
   /** Seconds the DNS answers behind a domain's verdict are still kept (0: not kept); default: as long as the cache keeps anything. */
   dnsKeepSeconds?: (domain: string) => number;
   /** Whether the verifier can see: resolver and egress health (health/). Absent: it always can. */
   health?: VerifierHealth;
   onResult?: (result: VerifyResult) => void;
+  /** Learning from sends: what the calling key reported (feedback-effects.ts). Absent: none. */
+  feedback?: Feedback;
 }
 
 /** The verifier's view of its own blind spots. */
@@ -137,7 +148,7 @@ export class Verifier {
     setMaxListeners(0, signal); // one listener per concurrent session, by design
     let byKey: Map<string, VerifyOutcome>;
     try {
-      byKey = await this.verifyDistinct(emails, signal, deadlineAt, options.beforeSession, options.onSettled);
+      byKey = await this.verifyDistinct(emails, signal, deadlineAt, options.beforeSession, options.keyId, options.onSettled);
     } finally {
       release();
     }
@@ -152,6 +163,7 @@ export class Verifier {
     signal: AbortSignal,
     deadlineAt: number,
     beforeSession: BeforeSession | undefined,
+    keyId?: string,
     onSettled?: (settled: number, total: number) => void,
   ): Promise<Map<string, VerifyOutcome>> {
     let total = 0;
@@ -173,6 +185,8 @@ export class Verifier {
     }
     total = settled.size + toProbe.size;
     onSettled?.(settled.size, total);
+    // A known bounce is settled here: no probe, no cache.
+    const recalled = await recallFeedback(this.deps.feedback, keyId, toProbe, settled);
     await this.readCache(toProbe, settled);
 
     const domains = [...new Set([...toProbe.values()].map((parsed) => parsed.domain))];
@@ -210,13 +224,21 @@ export class Verifier {
 
     const controls = new Map<string, string>();
     const probedAt = Date.now();
+    const known = canProbe ? await this.knownEvidence(lookups, toProbe) : new Map<string, ControlEvidence>();
     const outcomes = canProbe
-      ? await this.probe(toProbe, lookups, controls, { signal, deadlineAt, beforeSession })
+      ? await this.probe(toProbe, lookups, controls, { signal, deadlineAt, beforeSession }, known)
       : new Map<string, ProbeOutcome>();
     // No mail server at all could be reached: port 25 may have closed since the last check. A
     // check begun now tells a blocked egress (smtp_unavailable) from servers that are down.
     if (canProbe && health !== undefined && !signal.aborted && outcomes.size > 0 && [...outcomes.values()].every(unreached))
       canProbe = await Promise.race([health.egressOpenSince(probedAt), aborted(signal).then(() => health.latest().egressOpen)]);
+    // Evidence from an earlier batch answers in place of controls not asked again.
+    for (const [domain, evidence] of known) {
+      outcomes.set(controls.get(domain) ?? '', { kind: 'rcpt', reply: evidence.control, server: evidence.server });
+      if (evidence.postmaster !== undefined)
+        outcomes.set(postmasterOf(domain), { kind: 'rcpt', reply: evidence.postmaster, server: evidence.server });
+    }
+    if (canProbe && resolverTrusted) await this.keepEvidence(lookups, controls, outcomes, known);
     const findings = new Map<string, DomainFindings>();
     // Written side by side once every address is decided: one Redis round trip each, in parallel.
     const cacheWrites: Array<Promise<void>> = [];
@@ -243,6 +265,9 @@ export class Verifier {
       }
     }
     await Promise.all(cacheWrites);
+    // The cache keeps what the probe found; the key's reports are applied on top, for this key only.
+    applyRecalled(this.deps.feedback, keyId, settled, recalled);
+    await rememberVerifications(this.deps.feedback, keyId, settled);
     return settled;
   }
 
@@ -272,12 +297,63 @@ export class Verifier {
     );
   }
 
+  /** Control evidence kept from earlier batches, for domains whose MX set is the same. */
+  private async knownEvidence(
+    lookups: Map<string, MailHostsLookup>,
+    toProbe: Map<string, ParsedAddress>,
+  ): Promise<Map<string, ControlEvidence>> {
+    const known = new Map<string, ControlEvidence>();
+    const store = this.deps.evidence;
+    if (store === undefined) return known;
+    const domains = new Set([...toProbe.values()].map((parsed) => parsed.domain));
+    await Promise.all(
+      [...domains].map(async (domain) => {
+        const lookup = lookups.get(domain);
+        if (!probed(lookup)) return;
+        const evidence = await store.get(domain).catch(() => undefined);
+        if (evidence !== undefined && evidence.mxSet === mxSetOf(lookup.hosts)) known.set(domain, evidence);
+      }),
+    );
+    return known;
+  }
+
+  /** Keeps what this batch's controls showed, when definite, for the next batches. */
+  private async keepEvidence(
+    lookups: Map<string, MailHostsLookup>,
+    controls: Map<string, string>,
+    outcomes: Map<string, ProbeOutcome>,
+    known: Map<string, ControlEvidence>,
+  ): Promise<void> {
+    const store = this.deps.evidence;
+    if (store === undefined) return;
+    const writes: Array<Promise<void>> = [];
+    for (const [domain, control] of controls) {
+      const lookup = lookups.get(domain);
+      const answer = outcomes.get(control);
+      if (known.has(domain) || !probed(lookup) || answer?.kind !== 'rcpt' || !definite(answer.reply)) continue;
+      const postmaster = outcomes.get(postmasterOf(domain));
+      const samePostmaster = postmaster?.kind === 'rcpt' && postmaster.server === answer.server && definite(postmaster.reply);
+      writes.push(
+        store
+          .set(domain, {
+            mxSet: mxSetOf(lookup.hosts),
+            server: answer.server,
+            control: answer.reply,
+            ...(samePostmaster ? { postmaster: postmaster.reply } : {}),
+          })
+          .catch(() => undefined),
+      );
+    }
+    await Promise.all(writes);
+  }
+
   /** Domains sharing an MX set share sessions; each domain's control goes first, then its addresses. */
   private async probe(
     toProbe: Map<string, ParsedAddress>,
     lookups: Map<string, MailHostsLookup>,
     controls: Map<string, string>,
     call: Omit<ProbeContext, 'limits'>,
+    known: Map<string, ControlEvidence>,
   ): Promise<Map<string, ProbeOutcome>> {
     const groups = new Map<string, { hosts: MailHost[]; byDomain: Map<string, string[]> }>();
     for (const parsed of toProbe.values()) {
@@ -295,11 +371,9 @@ export class Verifier {
     const limits = new Map<string, ServerLimits>();
     await Promise.all(
       [...groups.values()].map(async (group) => {
-        const recipients = [...group.byDomain].flatMap(([domain, addresses]) => [
-          controls.get(domain) ?? '',
-          postmasterOf(domain),
-          ...addresses,
-        ]);
+        const recipients = [...group.byDomain].flatMap(([domain, addresses]) =>
+          known.has(domain) ? addresses : [controls.get(domain) ?? '', postmasterOf(domain), ...addresses],
+        );
         const found = await probeMailServers(group.hosts, [...new Set(recipients)], this.deps.probe, { ...call, limits }).catch(
           () => new Map<string, ProbeOutcome>(),
         );
@@ -344,6 +418,8 @@ export class Verifier {
   }
 }
 
+const mxSetOf = (hosts: MailHost[]): string => hosts.map((host) => host.name).join(' ');
+
 /** A probe that reached no mail server. */
 const unreached = (outcome: ProbeOutcome): boolean => outcome.kind === 'no_connect' || outcome.kind === 'timeout';
 
@@ -369,6 +445,8 @@ function weighDomain(domain: string, controls: Map<string, string>, outcomes: Ma
 
 function smtpOutcome(outcome: ProbeOutcome | undefined, weighed: SmtpOutcome | undefined, signal: AbortSignal): SmtpOutcome {
   if (outcome === undefined) return signal.aborted ? 'timeout' : 'error';
+  // A reply that throttles the provider says nothing of the mailbox: it was not really asked.
+  if (outcome.kind === 'throttled' || ('reply' in outcome && throttlesProvider(outcome.reply))) return 'throttled';
   if (outcome.kind === 'rcpt') return weighed ?? readRcptReply(outcome.reply).class;
   if (outcome.kind === 'session') return classifySessionReply(outcome.reply);
   return outcome.kind;

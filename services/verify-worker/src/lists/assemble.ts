@@ -10,8 +10,10 @@ import { ListProcessor } from '@svc/lists/processor';
 import type { CallbackDispatcher } from '@svc/webhooks';
 import type { Meter } from '@svc/metering';
 import type { Logger } from '@svc/telemetry';
+import type { Feedback } from '@svc/feedback';
 import type { Registry } from 'prom-client';
 import type { SessionLimiter } from '../engine/host-limiter.ts';
+import type { ProbeTuning } from '../engine/mail-server-probe.ts';
 import { createVerifier } from '../handler.ts';
 
 /** How often a list processor looks for expired lists and stalled work. */
@@ -28,6 +30,9 @@ export interface ListWorkParts {
   registry?: Registry;
   redis?: Redis;
   logger?: Logger;
+  /** The prober's retry and slow-reply tuning (test rigs shorten it). */
+  tuning?: Partial<ProbeTuning>;
+  feedback?: Feedback;
 }
 
 export function createListProcessor(parts: ListWorkParts): ListProcessor {
@@ -38,6 +43,9 @@ export function createListProcessor(parts: ListWorkParts): ListProcessor {
     ...(parts.redis === undefined ? {} : { redis: parts.redis }),
     ...(parts.logger === undefined ? {} : { logger: parts.logger }),
     limiter: parts.limiter,
+    priority: 'list',
+    ...(parts.tuning === undefined ? {} : { tuning: parts.tuning }),
+    ...(parts.feedback === undefined ? {} : { feedback: parts.feedback }),
   });
   return new ListProcessor({
     store: parts.store,

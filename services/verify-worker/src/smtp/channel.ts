@@ -37,7 +37,7 @@ export class SmtpChannel {
 
   constructor(
     private socket: net.Socket,
-    private readonly signal?: AbortSignal,
+    private signal?: AbortSignal,
   ) {
     this.attach(socket);
     if (signal?.aborted) this.onAbort();
@@ -108,6 +108,26 @@ export class SmtpChannel {
       throw err;
     });
     this.attach(secure);
+  }
+
+  /** Whether the connection is open with nothing unread: it may carry another session (idle-sessions.ts). */
+  get reusable(): boolean {
+    return this.ended === undefined && !this.socket.destroyed && this.queue.length === 0 && !this.parser.pending;
+  }
+
+  /**
+   * Parks the connection between two sessions (`signal` undefined: it ends with no batch, and the
+   * socket keeps no process alive) or hands it to the next session's signal.
+   */
+  rebind(signal: AbortSignal | undefined): void {
+    this.signal?.removeEventListener('abort', this.onAbort);
+    this.signal = signal;
+    if (signal === undefined) this.socket.unref();
+    else {
+      this.socket.ref();
+      if (signal.aborted) this.onAbort();
+      else signal.addEventListener('abort', this.onAbort, { once: true });
+    }
   }
 
   /** Sends QUIT and lets go: the caller has what it needs, the 221 is not awaited. */

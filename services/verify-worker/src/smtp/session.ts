@@ -12,6 +12,7 @@
 import { SmtpChannel, SmtpIoError } from './channel.ts';
 import { ConnectError, openConnection } from './connect.ts';
 import { assertIpAddress, assertSafeHeloName, assertSafeRecipient, assertSafeSender, needsSmtpUtf8 } from './guard.ts';
+import { idleKey } from './idle-sessions.ts';
 import { ehloKeywords, publicReply, type ParsedReply } from './reply-parser.ts';
 import type { SmtpFailure, SmtpReply, SmtpSessionRequest, SmtpSessionResult, SmtpStage } from './types.ts';
 
@@ -90,6 +91,11 @@ class Session {
   private stage: SmtpStage = 'connect';
   private channel: SmtpChannel | undefined;
   private toSend: string[];
+  private keywords = new Set<string>();
+  private uses = 1;
+  private openedAt = Date.now();
+  /** Handed to the idle sessions: not closed by this session. */
+  private parked = false;
 
   constructor(
     private readonly req: SmtpSessionRequest,
@@ -106,12 +112,45 @@ class Session {
     }
     this.noteCut();
     const kind = this.result.failure?.kind;
+    const stop = this.result.rcptStop;
+    const clean = kind === undefined && !this.abandon && (stop === undefined || stop === 'max_recipients');
+    const { idle } = this.req;
+    if (clean && idle !== undefined && this.tlsAllowed && this.channel !== undefined)
+      this.parked = idle.park(idleKey(this.req), {
+        channel: this.channel,
+        keywords: this.keywords,
+        uses: this.uses,
+        openedAt: this.openedAt,
+      });
+    if (this.parked) return;
     if (this.abandon || (kind !== undefined && kind !== 'reply')) this.channel?.destroy();
     else this.channel?.quit(QUIT_GRACE_MS);
   }
 
   closed(): Promise<void> {
+    if (this.parked) return Promise.resolve();
     return this.channel?.whenClosed() ?? Promise.resolve();
+  }
+
+  /** A parked session to this server, reset for a new transaction; false when none is left or it failed (it is then closed). */
+  private async resume(): Promise<boolean> {
+    const parked = this.tlsAllowed ? this.req.resume : undefined;
+    if (parked === undefined) return false;
+    this.channel = parked.channel;
+    this.channel.rebind(this.req.signal);
+    try {
+      await this.reset();
+    } catch {
+      this.channel.destroy();
+      this.channel = undefined;
+      this.stage = 'connect';
+      return false;
+    }
+    this.keywords = parked.keywords;
+    this.uses = parked.uses + 1;
+    this.openedAt = parked.openedAt;
+    this.result.reused = true;
+    return true;
   }
 
   /**
@@ -132,27 +171,8 @@ class Session {
 
   private async converse(): Promise<void> {
     const { req } = this;
-    const socket = await openConnection({
-      host: req.host,
-      port: req.port,
-      timeoutMs: req.connectTimeoutMs,
-      signal: req.signal,
-      socksProxy: req.socksProxy,
-    });
-    this.channel = new SmtpChannel(socket, req.signal);
-    this.stage = 'banner';
-    const banner = await this.read(req.commandTimeoutMs);
-    if (banner.code !== 220) throw new ReplyStop(banner);
-
-    this.stage = 'ehlo';
-    let keywords = await this.hello();
-    if (this.tlsAllowed && keywords.has('STARTTLS')) {
-      this.stage = 'starttls';
-      if (await this.startTls()) {
-        this.stage = 'ehlo';
-        keywords = await this.hello();
-      }
-    }
+    const keywords = (await this.resume()) ? this.keywords : await this.connect();
+    this.keywords = keywords;
     this.planRecipients(keywords.has('SMTPUTF8'));
     const pipelined = keywords.has('PIPELINING');
     const limit = Math.min(this.toSend.length, req.maxRecipients ?? Number.POSITIVE_INFINITY);
@@ -169,6 +189,34 @@ class Session {
       if (await this.transaction(batch, pipelined, sent < limit)) return;
     }
     if (limit < this.toSend.length) this.result.rcptStop = 'max_recipients';
+  }
+
+  /** A new connection: greeting, EHLO, STARTTLS when offered. Returns the EHLO keywords. */
+  private async connect(): Promise<Set<string>> {
+    const { req } = this;
+    const socket = await openConnection({
+      host: req.host,
+      port: req.port,
+      timeoutMs: req.connectTimeoutMs,
+      signal: req.signal,
+      socksProxy: req.socksProxy,
+    });
+    this.channel = new SmtpChannel(socket, req.signal);
+    this.openedAt = Date.now();
+    this.stage = 'banner';
+    const banner = await this.read(req.commandTimeoutMs);
+    if (banner.code !== 220) throw new ReplyStop(banner);
+
+    this.stage = 'ehlo';
+    let keywords = await this.hello();
+    if (this.tlsAllowed && keywords.has('STARTTLS')) {
+      this.stage = 'starttls';
+      if (await this.startTls()) {
+        this.stage = 'ehlo';
+        keywords = await this.hello();
+      }
+    }
+    return keywords;
   }
 
   private async reset(): Promise<void> {

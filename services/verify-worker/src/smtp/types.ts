@@ -1,5 +1,6 @@
 /** The SMTP prober's contract with its caller (the verification engine). No HTTP knowledge here. */
 import type { SmtpReply } from '../checks/smtp-replies.ts';
+import type { IdleSessions, ParkedSession } from './idle-sessions.ts';
 
 // The reply table (checks, the layer below) reads replies in this form; the prober hands them over in it.
 export type { SmtpReply };
@@ -43,6 +44,13 @@ export interface SmtpSessionRequest {
    * in (the server closes after its reply to QUIT): a server counts a connection until then.
    */
   onClosed?: () => void;
+  /**
+   * Idle sessions (idle-sessions.ts): a parked session to this server is taken (`RSET` first)
+   * instead of a new connection, and this one is parked when it ends cleanly. Absent: QUIT.
+   */
+  idle?: IdleSessions;
+  /** A parked session to this server (taken by the caller from `idle` once it holds a slot): resumed with `RSET`. */
+  resume?: ParkedSession;
 }
 
 export type SmtpStage = 'connect' | 'banner' | 'ehlo' | 'starttls' | 'mail' | 'rcpt';
@@ -79,4 +87,6 @@ export interface SmtpSessionResult {
   cutAfterRefusals?: number;
   /** The first slowed reply came after this many refusals. */
   slowedAfterRefusals?: number;
+  /** The session ran on a parked connection (after RSET), opening none. */
+  reused?: boolean;
 }

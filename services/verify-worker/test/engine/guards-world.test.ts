@@ -91,14 +91,15 @@ describe('timing servers use on purpose', () => {
     expect(server.connections).toBe(2);
   });
 
-  it('a refusal asking for more time than the batch has: risky/greylisted, temporary, with the delay it asked for', async () => {
+  // "Too many connections" is a throttle (decisions, "Politeness at volume"): the provider backs off.
+  it('a throttle asking for more time than the batch has: risky/throttled, temporary, with the delay it asked for', async () => {
     const server = world.smtp.get('127.0.0.102')!;
     const outcomes = await world
       .verifier()
       .verifyDetailed(['ann@later.test'], { deadlineAt: Date.now() + 30_000, signal: new AbortController().signal });
     expect(outcomes).toEqual([
       expect.objectContaining({
-        result: expect.objectContaining({ verdict: 'risky', reason: 'greylisted' }),
+        result: expect.objectContaining({ verdict: 'risky', reason: 'throttled' }),
         temporary: true,
         retryAfterSeconds: 300,
       }),

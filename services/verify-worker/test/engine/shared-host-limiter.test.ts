@@ -85,8 +85,9 @@ describe.each([
     const other = two ?? one;
     const t = tracker();
     const holder = t.run(one, 'list', 'list-holding', 300);
-    await sleep(50);
+    await expect.poll(() => t.started, { interval: 5 }).toContain('list-holding');
     const listWaiting = t.run(other, 'list', 'list-waiting', 10);
+    // Nothing marks a waiter as queued: a moment for the list's wait to begin before the batch asks.
     await sleep(50);
     const batch = t.run(one, 'batch', 'batch', 10);
     await Promise.all([holder, listWaiting, batch]);
@@ -128,7 +129,7 @@ describe('across processes (Redis): leases', () => {
     const limiter = await redisLimiter(1, 300);
     const t = tracker();
     const long = t.run(limiter, 'batch', 'long', 1_000);
-    await sleep(100);
+    await expect.poll(() => t.started, { interval: 5 }).toContain('long');
     const next = t.run(limiter, 'batch', 'next', 10);
     await Promise.all([long, next]);
     expect(t.maxOpen).toBe(1);

@@ -43,6 +43,8 @@ export function useWorld(zone: Zone, servers: Record<string, SmtpServerScript>):
         VERIFY_COMMAND_TIMEOUT_MS: '1000',
         VERIFY_BATCH_DEADLINE_MS: '5000',
         VERIFY_RESULT_CACHE_TTL_S: '0',
+        // Each batch on its own sessions (their counts are what these worlds measure); idle-session reuse has its own world.
+        VERIFY_SMTP_SESSION_IDLE_MS: '0',
         ...env,
       }),
       tuning,

@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { HealthMonitor } from '../../src/health/monitor.ts';
 
+/** A monitor on a clock of the test's own, whose checks answer `results` in turn, each a turn of the event loop later. */
 function scripted(results: boolean[]) {
   let checks = 0;
+  let clock = 1_000_000;
   const changes: boolean[] = [];
   const monitor = new HealthMonitor<number>({
+    now: () => clock,
     check: async () => {
       checks += 1;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setImmediate(resolve));
       return { healthy: results[Math.min(checks - 1, results.length - 1)] ?? true, detail: checks };
     },
     failedDetail: -1,
@@ -15,7 +18,8 @@ function scripted(results: boolean[]) {
     healthyIntervalMs: 60_000,
     unhealthyIntervalMs: 60_000,
   });
-  return { monitor, checks: () => checks, changes };
+  const clockOf = { now: () => clock, advance: (ms: number) => void (clock += ms) };
+  return { monitor, checks: () => checks, changes, clock: clockOf };
 }
 
 describe('HealthMonitor', () => {
@@ -30,11 +34,11 @@ describe('HealthMonitor', () => {
   });
 
   it('a fresh verdict comes from a check begun after the moment asked for, shared by concurrent askers', async () => {
-    const { monitor, checks } = scripted([true, false]);
+    const { monitor, checks, clock } = scripted([true, false]);
     monitor.start();
     await monitor.verdict();
-    const since = Date.now() + 1;
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    const since = clock.now() + 1;
+    clock.advance(5);
     const [a, b] = await Promise.all([monitor.fresh(since), monitor.fresh(since)]);
     expect([a.healthy, b.healthy]).toEqual([false, false]);
     expect(checks()).toBe(2);
@@ -44,12 +48,12 @@ describe('HealthMonitor', () => {
   });
 
   it('reports a change once: unhealthy at first, healthy again later', async () => {
-    const { monitor, changes } = scripted([false, false, true]);
+    const { monitor, changes, clock } = scripted([false, false, true]);
     monitor.start();
     await monitor.verdict();
-    await monitor.fresh(Date.now() + 1);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    await monitor.fresh(Date.now() + 1);
+    await monitor.fresh(clock.now() + 1);
+    clock.advance(5);
+    await monitor.fresh(clock.now() + 1);
     expect(changes).toEqual([false, true]);
     monitor.stop();
   });

@@ -1,6 +1,7 @@
 /** The QR job: what the gateway sends to a qr-worker and what comes back. */
 import { z } from 'zod';
 import type { JobKind } from '../job-kind.ts';
+import { data, MARGIN, QR_FORMATS, SCALE, withinLimits } from './params.ts';
 
 export interface QrJobPayload {
   data: string;
@@ -17,13 +18,21 @@ export interface QrJobPayload {
   png?: boolean;
 }
 
+/** The colours in their normal form (`normaliseColour`): the request schemas have normalised them. */
+const NORMAL_COLOUR = /^#[0-9a-f]{8}$/;
+
+/**
+ * Derived from the request parameters' own rules and limits (params.ts): a worker parses what it
+ * takes off Redis with these, so a limit kept here apart from the request's would refuse, only
+ * in distributed mode, what the gateway accepted.
+ */
 export const qrJobPayloadSchema = z.object({
-  data: z.string().min(1),
-  format: z.enum(['svg', 'json']),
-  scale: z.number().int().min(1).max(40),
-  margin: z.number().int().min(0).max(20),
-  dark: z.string().regex(/^#[0-9a-f]{8}$/),
-  light: z.string().regex(/^#[0-9a-f]{8}$/),
+  data,
+  format: z.enum(QR_FORMATS),
+  scale: withinLimits(SCALE),
+  margin: withinLimits(MARGIN),
+  dark: z.string().regex(NORMAL_COLOUR),
+  light: z.string().regex(NORMAL_COLOUR),
   png: z.boolean().optional(),
 });
 

@@ -4,8 +4,9 @@
  */
 import { z } from 'zod';
 import { colour } from './colour.ts';
+import { MAX_DATA_CODE_POINTS } from './rules.ts';
 
-export const MAX_DATA_CODE_POINTS = 800;
+export { MARGIN, MAX_DATA_CODE_POINTS, SCALE } from './rules.ts';
 
 export const data = z
   .string()
@@ -57,8 +58,12 @@ export const jsonInt = (min: number, max: number, fallback: number, what: string
     .default(fallback)
     .describe(`${what}, ${min} to ${max} (default ${fallback}).`);
 
-export const SCALE = [1, 40, 8, 'Pixels per module'] as const;
-export const MARGIN = [0, 20, 4, 'Quiet zone in modules (below 4 harms scanning)'] as const;
+/**
+ * A whole number within a parameter's limits, as a job payload carries it (the request's own
+ * schema gave it its default): the job's schema reads the same limits as the request's, so that
+ * raising one raises both, in both modes.
+ */
+export const withinLimits = ([min, max]: readonly [number, number, ...unknown[]]) => z.number().int().min(min).max(max);
 
 const DARK = ['#000000', 'Colour of the dark modules'] as const;
 const LIGHT = ['#ffffff', 'Background colour (alpha 0 for transparent)'] as const;
@@ -66,4 +71,5 @@ const LIGHT = ['#ffffff', 'Background colour (alpha 0 for transparent)'] as cons
 /** The colours as query parameters (REST) and as JSON arguments (tools): only how `#` is sent differs. */
 export const renderFields = { dark: colour(...DARK, 'query'), light: colour(...LIGHT, 'query') };
 export const jsonRenderFields = { dark: colour(...DARK, 'json'), light: colour(...LIGHT, 'json') };
-export const format = z.enum(['svg', 'json']).default('svg').describe('`svg` (image) or `json` (module matrix).');
+export const QR_FORMATS = ['svg', 'json'] as const;
+export const format = z.enum(QR_FORMATS).default('svg').describe('`svg` (image) or `json` (module matrix).');

@@ -3,39 +3,13 @@
  * type.
  */
 import { z } from 'zod';
+import { SECURITY, SSID_PROBLEM, buildWifiPayload, passwordProblem, ssidFits, type Security } from './rules.ts';
 
-export const SECURITY = { wpa: 'WPA', wep: 'WEP', nopass: 'nopass' } as const;
-export type Security = (typeof SECURITY)[keyof typeof SECURITY];
-const HEX = /^[0-9a-fA-F]+$/;
-
-/** `\ ; , : "` are escaped by a backslash in WIFI: payloads. */
-export const escapeWifi = (value: string): string => value.replace(/([\\;,:"])/g, '\\$1');
-
-export function buildWifiPayload(ssid: string, security: Security, password: string, hidden: boolean): string {
-  // With nopass the P field stays, empty: the shape docs/api.md gives ("Wifi payload"), and what phone readers accept.
-  return `WIFI:T:${security};S:${escapeWifi(ssid)};P:${escapeWifi(password)};H:${hidden};;`;
-}
-
-function passwordProblem(security: Security, password: string | undefined): string | undefined {
-  if (security === 'nopass') return password === undefined ? undefined : 'cannot be sent with security=nopass';
-  if (password === undefined || password === '') return `is required with security=${security}`;
-  const length = [...password].length;
-  if (security === 'WPA') {
-    return (length >= 8 && length <= 63) || (password.length === 64 && HEX.test(password))
-      ? undefined
-      : 'must have 8 to 63 characters, or 64 hex digits, with WPA';
-  }
-  return [5, 13].includes(length) || ([10, 26].includes(password.length) && HEX.test(password))
-    ? undefined
-    : 'must have 5 or 13 characters, or 10 or 26 hex digits, with WEP';
-}
+export { SECURITY, buildWifiPayload, escapeWifi, type Security } from './rules.ts';
 
 export const ssid = z
   .string()
-  .refine((value) => {
-    const bytes = Buffer.byteLength(value, 'utf8');
-    return bytes >= 1 && bytes <= 32;
-  }, 'must have 1 to 32 bytes of UTF-8')
+  .refine(ssidFits, SSID_PROBLEM)
   .describe('Network name (SSID), 1 to 32 bytes of UTF-8.')
   // The byte rule cannot be said in JSON Schema; 32 characters is the bound it implies.
   .meta({ minLength: 1, maxLength: 32, examples: ['Home'] });

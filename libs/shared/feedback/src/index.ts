@@ -1,0 +1,15 @@
+export * from './events.ts';
+export * from './address-hash.ts';
+export * from './state.ts';
+export * from './effects.ts';
+export * from './probability.ts';
+export * from './store.ts';
+export * from './memory-store.ts';
+export * from './feedback.ts';
+export * from './signatures.ts';
+export { SourceShapeError } from './sources/shape.ts';
+export { readSendgrid } from './sources/sendgrid.ts';
+export { readMailgun, mailgunSignatureOf, type MailgunSignature } from './sources/mailgun.ts';
+export { readPostmark } from './sources/postmark.ts';
+export { readSnsEnvelope, readSesMessage, parseSesMessage, confirmableUrl, type SnsEnvelope } from './sources/ses.ts';
+export * from './from-config.ts';

@@ -1,0 +1,294 @@
+/**
+ * Distributed mode's feedback store. Every key of a scope carries the scope as its hash tag, so
+ * that one script can move an address's standing and its domain's and scope's tallies together
+ * (on a Redis Cluster they share a slot). Layout, under `<prefix>:fb:{<scope>}:`:
+ * - `a:<hash>`: the address's state, a hash: b, s, d, c (counts of hard bounces, soft bounces,
+ *   deliveries, complaints), lb, ld, lc, le (epoch ms of the latest of each, and of any event);
+ * - `e:<hash>`: its events, a list of `at|outcome|source`, newest pushed first, 100 kept;
+ * - `v:<hash>`: its verifications, a list of `at|verdict|reason|score`, 20 kept;
+ * - `d:<domain hash>`: the domain's tally, d and b (distinct addresses delivered, bounced), and
+ *   ca = 1 once it was found catch-all;
+ * - `k`: the scope's tally over its catch-all domains, d and b.
+ * Each key lives HISTORY_RETENTION_DAYS after its last write (EXPIRE on every write), and entries
+ * older than that are left out when read. No address, only keyed hashes (address-hash.ts).
+ */
+import type { Redis } from '@svc/jobs/redis';
+import { generateHashSecret } from './address-hash.ts';
+import type { Feedback } from './feedback.ts';
+import { feedbackFromConfig, settingsOf, type FeedbackEnv } from './from-config.ts';
+import { OUTCOMES, SOURCES, type FeedbackSource, type Outcome } from './events.ts';
+import type { AddressState, Tally } from './state.ts';
+import {
+  MAX_EVENTS_PER_ADDRESS,
+  MAX_VERIFICATIONS_PER_ADDRESS,
+  newestFirst,
+  type EventRecord,
+  type FeedbackStore,
+  type Recall,
+  type StoredEvent,
+  type StoredVerification,
+  type VerificationRecord,
+} from './store.ts';
+
+/** The standing arithmetic of state.ts (standingOf, applyEvent, moveTally), in Lua. */
+const RECORD_SCRIPT = `
+local function standing(lb, ld)
+  if lb == 0 and ld == 0 then return 'none' end
+  if lb >= ld then return 'bounced' end
+  return 'delivered'
+end
+local function move(key, state, by)
+  if state == 'delivered' then redis.call('HINCRBY', key, 'd', by)
+  elseif state == 'bounced' then redis.call('HINCRBY', key, 'b', by) end
+end
+local function latest(key, field, at, current)
+  if at > current then redis.call('HSET', key, field, ARGV[2]) return at end
+  return current
+end
+local fields = redis.call('HMGET', KEYS[1], 'lb', 'ld', 'lc', 'le')
+local lb = tonumber(fields[1]) or 0
+local ld = tonumber(fields[2]) or 0
+local lc = tonumber(fields[3]) or 0
+local le = tonumber(fields[4]) or 0
+local before = standing(lb, ld)
+local outcome = ARGV[1]
+local at = tonumber(ARGV[2])
+if outcome == 'hard_bounce' then
+  redis.call('HINCRBY', KEYS[1], 'b', 1)
+  lb = latest(KEYS[1], 'lb', at, lb)
+elseif outcome == 'delivered' then
+  redis.call('HINCRBY', KEYS[1], 'd', 1)
+  ld = latest(KEYS[1], 'ld', at, ld)
+elseif outcome == 'complaint' then
+  redis.call('HINCRBY', KEYS[1], 'c', 1)
+  lc = latest(KEYS[1], 'lc', at, lc)
+else
+  redis.call('HINCRBY', KEYS[1], 's', 1)
+end
+latest(KEYS[1], 'le', at, le)
+local after = standing(lb, ld)
+if before ~= after then
+  move(KEYS[3], before, -1)
+  move(KEYS[3], after, 1)
+  if redis.call('HGET', KEYS[3], 'ca') == '1' then
+    move(KEYS[4], before, -1)
+    move(KEYS[4], after, 1)
+  end
+end
+redis.call('LPUSH', KEYS[2], ARGV[2] .. '|' .. outcome .. '|' .. ARGV[3])
+redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[5]) - 1)
+for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[4]) end
+if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('EXPIRE', KEYS[4], ARGV[4]) end
+return 1`;
+
+const MARK_CATCH_ALL_SCRIPT = `
+if redis.call('HSETNX', KEYS[1], 'ca', '1') == 1 then
+  local fields = redis.call('HMGET', KEYS[1], 'd', 'b')
+  local d = tonumber(fields[1]) or 0
+  local b = tonumber(fields[2]) or 0
+  if d ~= 0 then redis.call('HINCRBY', KEYS[2], 'd', d) end
+  if b ~= 0 then redis.call('HINCRBY', KEYS[2], 'b', b) end
+end
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('EXPIRE', KEYS[2], ARGV[1]) end
+return 1`;
+
+type Pipeline = ReturnType<Redis['pipeline']>;
+type ScriptedPipeline = Pipeline & {
+  feedbackRecord(
+    a: string,
+    e: string,
+    d: string,
+    k: string,
+    outcome: string,
+    at: string,
+    source: string,
+    ttl: number,
+    max: number,
+  ): Pipeline;
+  feedbackMarkCatchAll(d: string, k: string, ttl: number): Pipeline;
+};
+type ScriptedRedis = Redis & {
+  feedbackRecord(
+    a: string,
+    e: string,
+    d: string,
+    k: string,
+    outcome: string,
+    at: string,
+    source: string,
+    ttl: number,
+    max: number,
+  ): Promise<unknown>;
+  feedbackMarkCatchAll(d: string, k: string, ttl: number): Promise<unknown>;
+};
+
+const count = (value: string | null | undefined): number => {
+  const parsed = Number(value ?? 0);
+  return Number.isFinite(parsed) ? parsed : 0;
+};
+
+const isOutcome = (value: string | undefined): value is Outcome => OUTCOMES.some((outcome) => outcome === value);
+const isSource = (value: string | undefined): value is FeedbackSource => SOURCES.some((source) => source === value);
+
+export class RedisFeedbackStore implements FeedbackStore {
+  private readonly redis: ScriptedRedis;
+  private readonly ttlSeconds: number;
+
+  constructor(
+    redis: Redis,
+    private readonly prefix: string,
+    private readonly retentionMs: number,
+  ) {
+    if (!('feedbackRecord' in redis)) {
+      redis.defineCommand('feedbackRecord', { numberOfKeys: 4, lua: RECORD_SCRIPT });
+      redis.defineCommand('feedbackMarkCatchAll', { numberOfKeys: 2, lua: MARK_CATCH_ALL_SCRIPT });
+    }
+    // Defined just above: the cast names what defineCommand added (as the meter does).
+    this.redis = redis as ScriptedRedis;
+    this.ttlSeconds = Math.max(1, Math.ceil(retentionMs / 1_000));
+  }
+
+  private key(scope: string, rest: string): string {
+    return `${this.prefix}:fb:{${scope}}:${rest}`;
+  }
+
+  async record(scope: string, events: readonly EventRecord[]): Promise<void> {
+    if (events.length === 0) return;
+    // Defined with the scripts: the cast names what defineCommand added to pipelines too.
+    const pipeline = this.redis.pipeline() as ScriptedPipeline;
+    for (const event of events) {
+      pipeline.feedbackRecord(
+        this.key(scope, `a:${event.hash}`),
+        this.key(scope, `e:${event.hash}`),
+        this.key(scope, `d:${event.domain}`),
+        this.key(scope, 'k'),
+        event.outcome,
+        String(Math.round(event.at)),
+        event.source,
+        this.ttlSeconds,
+        MAX_EVENTS_PER_ADDRESS,
+      );
+    }
+    await execAll(pipeline);
+  }
+
+  async recall(scope: string, hashes: readonly string[], domains: readonly string[]): Promise<Recall> {
+    const pipeline = this.redis.pipeline();
+    for (const hash of hashes) pipeline.hmget(this.key(scope, `a:${hash}`), 'b', 's', 'd', 'c', 'lb', 'ld', 'lc', 'le');
+    for (const domain of domains) pipeline.hmget(this.key(scope, `d:${domain}`), 'd', 'b');
+    pipeline.hmget(this.key(scope, 'k'), 'd', 'b');
+    const replies = await execAll(pipeline);
+    const fields = (index: number): Array<string | null> => {
+      const reply = replies[index];
+      return Array.isArray(reply) ? reply.map((value) => (typeof value === 'string' ? value : null)) : [];
+    };
+    const addresses = new Map<string, AddressState>();
+    hashes.forEach((hash, index) => {
+      const [b, s, d, c, lb, ld, lc, le] = fields(index);
+      if (le === null || le === undefined) return;
+      addresses.set(hash, {
+        bounces: count(b),
+        softBounces: count(s),
+        deliveries: count(d),
+        complaints: count(c),
+        lastBounceAt: count(lb),
+        lastDeliveredAt: count(ld),
+        lastComplaintAt: count(lc),
+        lastEventAt: count(le),
+      });
+    });
+    const tally = (index: number): Tally => {
+      const [d, b] = fields(index);
+      return { delivered: Math.max(0, count(d)), bounced: Math.max(0, count(b)) };
+    };
+    const tallies = new Map<string, Tally>();
+    domains.forEach((domain, index) => tallies.set(domain, tally(hashes.length + index)));
+    return { addresses, domains: tallies, overall: tally(hashes.length + domains.length) };
+  }
+
+  async markCatchAll(scope: string, domains: readonly string[]): Promise<void> {
+    if (domains.length === 0) return;
+    const pipeline = this.redis.pipeline() as ScriptedPipeline;
+    for (const domain of domains) pipeline.feedbackMarkCatchAll(this.key(scope, `d:${domain}`), this.key(scope, 'k'), this.ttlSeconds);
+    await execAll(pipeline);
+  }
+
+  async recordVerifications(scope: string, entries: readonly VerificationRecord[]): Promise<void> {
+    if (entries.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    for (const entry of entries) {
+      const key = this.key(scope, `v:${entry.hash}`);
+      pipeline.lpush(key, `${Math.round(entry.at)}|${entry.verdict}|${entry.reason}|${entry.score}`);
+      pipeline.ltrim(key, 0, MAX_VERIFICATIONS_PER_ADDRESS - 1);
+      pipeline.expire(key, this.ttlSeconds);
+    }
+    await execAll(pipeline);
+  }
+
+  async history(scope: string, hash: string, now: number): Promise<{ verifications: StoredVerification[]; events: StoredEvent[] }> {
+    const [verifications, events] = await Promise.all([
+      this.redis.lrange(this.key(scope, `v:${hash}`), 0, -1),
+      this.redis.lrange(this.key(scope, `e:${hash}`), 0, -1),
+    ]);
+    const since = now - this.retentionMs;
+    return {
+      verifications: newestFirst(
+        verifications.flatMap((line): StoredVerification[] => {
+          const [at, verdict, reason, score] = line.split('|');
+          const when = Number(at);
+          return when > since && verdict !== undefined && reason !== undefined ? [{ at: when, verdict, reason, score: Number(score) }] : [];
+        }),
+      ),
+      events: newestFirst(
+        events.flatMap((line): StoredEvent[] => {
+          const [at, outcome, source] = line.split('|');
+          const when = Number(at);
+          return when > since && isOutcome(outcome) && isSource(source) ? [{ at: when, outcome, source }] : [];
+        }),
+      ),
+    };
+  }
+
+  async deleteScope(scope: string): Promise<void> {
+    // On a cluster the scope's keys share one slot, so one node's SCAN finds them all.
+    const pattern = `${this.prefix}:fb:{${scope}}:*`;
+    const nodes = 'nodes' in this.redis && typeof this.redis.nodes === 'function' ? this.redis.nodes('master') : [this.redis];
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+        cursor = next;
+        if (keys.length > 0) await this.redis.unlink(...keys);
+      } while (cursor !== '0');
+    }
+  }
+}
+
+/** A pipeline's replies, or its first error thrown. */
+async function execAll(pipeline: Pipeline): Promise<unknown[]> {
+  const results = (await pipeline.exec()) ?? [];
+  return results.map(([error, reply]) => {
+    if (error !== null) throw error;
+    return reply;
+  });
+}
+
+/**
+ * The deployment's HISTORY_HASH_SECRET when the operator set none: made once and kept in Redis
+ * (SET NX), so that every gateway and worker hashes alike and a restart finds its history.
+ */
+export async function sharedHashSecret(redis: Redis, prefix: string, make: () => string): Promise<string> {
+  const key = `${prefix}:fb:{secret}`;
+  await redis.set(key, make(), 'NX');
+  const secret = await redis.get(key);
+  if (secret === null) throw new Error('the feedback hash secret could not be kept in Redis');
+  return secret;
+}
+
+/** Distributed mode: the Redis store, and the secret kept in Redis when none is configured. */
+export function redisFeedback(redis: Redis, prefix: string, env: FeedbackEnv): Feedback {
+  return feedbackFromConfig(env, new RedisFeedbackStore(redis, prefix, settingsOf(env).retentionMs), () =>
+    sharedHashSecret(redis, prefix, generateHashSecret),
+  );
+}

@@ -1,0 +1,126 @@
+/**
+ * A list of a few hundred addresses at a provider that throttles (several MX hosts, a per-client
+ * limit, `421` beyond it and a block each attempt re-arms), met while the provider still blocks
+ * this client: the list waits for the back-off, retries its throttled addresses (`retrying`),
+ * stays within its budgets afterwards (never throttled again) and completes with every
+ * mailbox's real verdict. Through the list work as assembled for a worker (memory store and
+ * queue, as embedded mode runs it).
+ */
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '@svc/config';
+import { MemoryListQueue, MemoryListStore, WORK_CHUNK_SIZE } from '@svc/lists';
+import { MemoryMeter } from '@svc/metering';
+import { createRigThrottle, waitUntil, type Zone } from '@svc/testkit';
+import { LocalPriorityLimiter } from '../../src/engine/shared-host-limiter.ts';
+import { createListProcessor } from '../../src/lists/assemble.ts';
+import { FAST_TUNING, useWorld } from '../engine/world.ts';
+
+const GOOGLE = ['gmail-smtp-in.l.google.com', 'alt1.gmail-smtp-in.l.google.com', 'alt2.gmail-smtp-in.l.google.com'];
+const IPS = ['127.0.0.210', '127.0.0.211', '127.0.0.212'];
+const ADDRESSES = 200;
+const KNOWN = (i: number) => i % 10 < 7;
+const address = (i: number) => `u${i}@gl.test`;
+
+// 60 RCPTs per client in any 2 s; beyond, 421-4.7.28 and a 1 s block re-armed by each attempt.
+const throttle = createRigThrottle({ perWindow: 60, windowMs: 2_000, blockMs: 1_000 });
+const zone: Zone = {
+  'gl.test': { MX: GOOGLE.map((name, i): [number, string] => [5 + 10 * i, name]) },
+  ...Object.fromEntries(GOOGLE.map((name, i) => [name, { A: [IPS[i]!] }])),
+};
+const users = [
+  ...Array.from({ length: ADDRESSES }, (_, i) => i)
+    .filter(KNOWN)
+    .map(address),
+  'postmaster@gl.test',
+];
+const world = useWorld(zone, Object.fromEntries(IPS.map((ip) => [ip, { users, throttle }])));
+
+describe('a list at a provider that throttles', () => {
+  it('waits for the back-off, retries, keeps under the limit it learnt and completes with every real verdict', async () => {
+    const config = loadConfig({
+      ...world.dns.canaryEnv,
+      VERIFY_SMTP_PORT: String(world.port),
+      VERIFY_ALLOW_PRIVATE_MX: 'true',
+      VERIFY_HELO_NAME: 'probe.rig.test',
+      VERIFY_CONNECT_TIMEOUT_MS: '1000',
+      VERIFY_COMMAND_TIMEOUT_MS: '1000',
+      VERIFY_BATCH_DEADLINE_MS: '4000',
+      VERIFY_RESULT_CACHE_TTL_S: '0',
+      VERIFY_THROTTLE_BACKOFF_MS: '1500',
+      // The budget an operator sets from the provider's rate: 30 RCPTs a 2 s window (lists 24), below its 60.
+      VERIFY_PROVIDER_BUDGET_WINDOW_MS: '2000',
+      VERIFY_PROVIDER_BUDGETS: '{"google":{"sessionsPerMinute":4,"recipientsPerSession":10,"recipientsPerMinute":30}}',
+      LIST_RETRY_DELAYS_S: '1',
+    });
+    // An earlier burst (another tool on this address) left the provider blocking this client.
+    throttle.block('127.0.0.1');
+    expect(throttle.blocked('127.0.0.1')).toBe(true);
+    const repliesBefore = throttle.replies;
+
+    const store = new MemoryListStore();
+    const queue = new MemoryListQueue({ concurrency: 2 });
+    const processor = createListProcessor({
+      config,
+      store,
+      queue,
+      meter: new MemoryMeter(),
+      limiter: new LocalPriorityLimiter(config.VERIFY_MAX_CONNECTIONS_PER_HOST).for('list'),
+      tuning: FAST_TUNING,
+    });
+    const id = 'lst_00000000000000000000000t';
+    const items = Array.from({ length: ADDRESSES }, (_, i): [number, string, number] => [i, address(i), 1]);
+    const work = Array.from({ length: Math.ceil(ADDRESSES / WORK_CHUNK_SIZE) }, (_, c) =>
+      items.slice(c * WORK_CHUNK_SIZE, (c + 1) * WORK_CHUNK_SIZE),
+    );
+    await store.create(
+      {
+        id,
+        keyId: 'key',
+        name: null,
+        count: ADDRESSES,
+        distinct: ADDRESSES,
+        inputChunks: 1,
+        workChunks: work.length,
+        createdAt: Date.now(),
+        callbackUrl: null,
+        allowance: 0,
+        layout: { columns: ['email'], addressColumn: 0, delimiter: ',', bom: false },
+      },
+      work,
+    );
+    const statuses = new Set<string>();
+    queue.start(processor.handle);
+    const started = Date.now();
+    try {
+      await queue.add(work.map((_, chunk) => ({ job: { kind: 'chunk', listId: id, chunk } })));
+      await waitUntil(
+        async () => {
+          const record = await store.get(id);
+          statuses.add(record?.status ?? 'missing');
+          return record?.status === 'completed';
+        },
+        80_000,
+        'the list to complete',
+      );
+    } finally {
+      await queue.close();
+    }
+    const seconds = (Date.now() - started) / 1_000;
+    const record = await store.get(id);
+    const known = items.filter(([i]) => KNOWN(i)).length;
+    expect(record?.summary).toEqual({ deliverable: known, risky: 0, undeliverable: ADDRESSES - known });
+    const results = await store.results(
+      id,
+      items.map(([i]) => i),
+    );
+    expect(results.map((result) => result?.result.reason)).toEqual(items.map(([i]) => (KNOWN(i) ? 'accepted_email' : 'rejected_email')));
+    expect(statuses.has('retrying') || statuses.has('running')).toBe(true);
+    // The first sessions met the block (two chunks at once may both open one before either learnt
+    // it); none after the back-off began, and never throttled again by rate: every throttle reply
+    // was one of those first greetings.
+    expect(throttle.connectionsWhileBlocked).toBeLessThanOrEqual(2);
+    expect(throttle.replies - repliesBefore).toBe(throttle.connectionsWhileBlocked);
+    // At most 24 RCPTs a 2 s window for a list: the 200 addresses and their controls take several windows.
+    expect(seconds).toBeGreaterThan(8);
+  }, 90_000);
+});
