@@ -122,6 +122,9 @@ describe.each(CLIENT_KINDS)('%s client', (kind) => {
         timeout: 15_000,
       })
       .toBe('completed');
+    const status = await run(verify, 'email-verify_list-status', { id });
+    // After the list object, a sentence says what to do next (ask again later, or read the results).
+    expect(status.content[1]).toMatchObject({ type: 'text', text: expect.stringContaining('email-verify_list-results') });
     const page = await run(verify, 'email-verify_list-results', { id });
     expect((page.structuredContent as { results: unknown[] }).results).toHaveLength(2);
     const cancelled = await verify.callTool('email-verify_list-cancel', { id });

@@ -12,6 +12,8 @@ import { isApiError } from '@svc/contracts';
 export interface CallContext {
   requestId: string;
   callerGone: AbortSignal;
+  /** Told how far the job is, where the caller follows it (a tool call with a progressToken). */
+  onProgress?: (done: number, total: number) => void;
   /** The calling key's id (verify jobs answer from what that key reported). */
   keyId?: string;
 }
@@ -48,6 +50,7 @@ export function createJobRunner(transport: JobTransport, deadlines: Record<Opera
           get callerGone() {
             return call.callerGone;
           },
+          ...(call.onProgress === undefined ? {} : { onProgress: call.onProgress }),
         });
         observe('completed');
         return result;

@@ -162,7 +162,12 @@ export function createVerifyHandler(options: VerifyHandlerOptions): RegisteredHa
   // The job's answer carries no address (it passes through Redis); the gateway adds the entries back.
   return registerHandler(VERIFY_JOB, async ({ emails, keyId }, context) => ({
     results: (
-      await verifier.verify(emails, { deadlineAt: context.deadlineAt, signal: context.signal, ...(keyId === undefined ? {} : { keyId }) })
+      await verifier.verify(emails, {
+        deadlineAt: context.deadlineAt,
+        signal: context.signal,
+        ...(keyId === undefined ? {} : { keyId }),
+        ...(context.progress === undefined ? {} : { onSettled: context.progress }),
+      })
     ).map(toJobEntry),
   }));
 }

@@ -26,6 +26,8 @@ export interface VerifyOptions {
   deadlineAt: number;
   signal: AbortSignal;
   beforeSession?: BeforeSession;
+  /** Called as distinct addresses settle: how many of how many (a tool call's progress notifications). */
+  onSettled?: (settled: number, total: number) => void;
   /** The key the verification is made for: its reported sends decide known bounces, probabilities, history. */
   keyId?: string;
 }

@@ -35,10 +35,17 @@ export class InProcessTransport implements JobTransport {
     try {
       // `callerGone` is read only by a handler that reads its own signal, or by a job that waits:
       // a caller's signal may be made on first read (the gateway's is).
-      work = runJob(kind, handler.handle, payload, envelope, () => {
-        const { callerGone } = options;
-        return callerGone === undefined ? [this.shutdown.signal] : [this.shutdown.signal, callerGone];
-      });
+      work = runJob(
+        kind,
+        handler.handle,
+        payload,
+        envelope,
+        () => {
+          const { callerGone } = options;
+          return callerGone === undefined ? [this.shutdown.signal] : [this.shutdown.signal, callerGone];
+        },
+        options.onProgress,
+      );
     } catch (error) {
       // Failed on the spot: awaitJob turns it into the contract's error like any other failure.
       work = Promise.reject(error instanceof Error ? error : new Error(String(error)));

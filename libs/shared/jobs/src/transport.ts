@@ -31,6 +31,8 @@ export interface JobContext {
   requestId: string;
   /** Aborted when the deadline passes, the worker shuts down or (in process) the caller is gone. */
   signal: AbortSignal;
+  /** Reports how far the job is (a verify batch: addresses settled of its total), where a caller listens. */
+  progress?: (done: number, total: number) => void;
 }
 
 /**
@@ -48,6 +50,11 @@ export interface SubmitOptions {
    * cancelled where that is cheap (in process: its signal; over BullMQ: while still queued).
    */
   callerGone?: AbortSignal;
+  /**
+   * Called with the job's progress as the handler reports it. The in-process transport passes it
+   * to the handler; over BullMQ no progress crosses Redis yet, so it is not called there.
+   */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface JobTransport {
@@ -83,11 +90,13 @@ export function registerHandler<P, R>(kind: JobKind<P, R>, handle: JobHandler<P,
 export function jobContext(
   envelope: JobEnvelope<unknown>,
   sources: () => readonly AbortSignal[] = () => [],
+  progress?: (done: number, total: number) => void,
 ): { context: JobContext; release: () => void; timedOut: () => boolean } {
   let made: ReturnType<typeof deadlineSignal> | undefined;
   const context: JobContext = {
     deadlineAt: envelope.deadlineAt,
     requestId: envelope.requestId,
+    ...(progress === undefined ? {} : { progress }),
     get signal() {
       made ??= deadlineSignal(envelope.deadlineAt, sources());
       return made.signal;
@@ -113,8 +122,9 @@ export function runJob<P, R>(
   payload: P,
   envelope: JobEnvelope<unknown>,
   sources?: () => readonly AbortSignal[],
+  progress?: (done: number, total: number) => void,
 ): R | Promise<R> {
-  const { context, release, timedOut } = jobContext(envelope, sources);
+  const { context, release, timedOut } = jobContext(envelope, sources, progress);
   const finish = (result: unknown): R => {
     if (timedOut()) throw deadlineError();
     return kind.result.parse(result);

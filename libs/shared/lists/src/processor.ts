@@ -26,7 +26,7 @@ import type { ListStore } from './store.ts';
  * temporary and the delay a server asked for. `beforeSession` is the list's gate: the engine
  * asks it once a session slot is granted, before the session opens.
  */
-export type VerifyFn = (emails: string[], options: Required<VerifyOptions>) => Promise<VerifyOutcome[]>;
+export type VerifyFn = (emails: string[], options: Required<Omit<VerifyOptions, 'onSettled'>>) => Promise<VerifyOutcome[]>;
 
 export interface ListProcessorDeps {
   store: ListStore;

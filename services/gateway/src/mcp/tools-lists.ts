@@ -67,6 +67,20 @@ const resultsOutput = z
 
 const ANNOTATIONS = { openWorldHint: true } as const;
 
+/** Seconds an agent waits before asking a list's status again: a list is a polling job, not a stream. */
+export const STATUS_POLL_SECONDS = 10;
+
+/** What the status tool says after the list object: when to ask again, or what to do now. */
+function statusNote(list: Record<string, unknown>): string {
+  const status = typeof list.status === 'string' ? list.status : 'unknown';
+  if (status === 'queued' || status === 'running' || status === 'retrying')
+    return (
+      `The list is ${status}, not finished: call email-verify_list-status again in about ${STATUS_POLL_SECONDS} seconds ` +
+      '(results settled so far can already be read with email-verify_list-results).'
+    );
+  return `The list is ${status}: nothing will change any more; read its results with email-verify_list-results.`;
+}
+
 /** The create tool's list: `emails`, or a CSV file's text read as an upload is (its `column` chosen the same way). */
 async function createInput(args: ListCreateToolArguments): Promise<NewListInput> {
   const { emails, csv, column, name, callbackUrl } = args;
@@ -82,12 +96,13 @@ async function answer(
   context: ToolContext,
   work: () => Promise<Record<string, unknown>>,
   meta?: Record<string, unknown>,
+  note?: (structured: Record<string, unknown>) => string,
 ): Promise<CallToolResult> {
   try {
     const structured = await work();
     return {
       structuredContent: structured,
-      content: [textContent(JSON.stringify(structured))],
+      content: [textContent(JSON.stringify(structured)), ...(note === undefined ? [] : [textContent(note(structured))])],
       ...(meta === undefined ? {} : { _meta: meta }),
     };
   } catch (error) {
@@ -150,10 +165,15 @@ export function registerListTools(server: McpServer, context: ToolContext): void
       annotations: { title: statusTitle, readOnlyHint: true, idempotentHint: true, ...ANNOTATIONS },
     },
     (args) =>
-      answer(context, async () => {
-        const { id } = parseArguments(statusInput, args, argumentError);
-        return context.lists.object(await context.lists.get(context.key.id, id));
-      }),
+      answer(
+        context,
+        async () => {
+          const { id } = parseArguments(statusInput, args, argumentError);
+          return context.lists.object(await context.lists.get(context.key.id, id));
+        },
+        undefined,
+        statusNote,
+      ),
   );
 
   const resultsTitle = 'Results of a list verification, a page at a time';

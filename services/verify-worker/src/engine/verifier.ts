@@ -115,6 +115,20 @@ function dnsOutcome(lookup: MailHostsLookup | undefined): DnsOutcome {
   return probed(lookup) ? 'ok' : lookup.kind;
 }
 
+/** A map that says when it grows: the verifier's settled outcomes, for progress. */
+class SettlingMap<K, V> extends Map<K, V> {
+  constructor(private readonly grew: (size: number) => void) {
+    super();
+  }
+
+  override set(key: K, value: V): this {
+    const added = !this.has(key);
+    super.set(key, value);
+    if (added) this.grew(this.size);
+    return this;
+  }
+}
+
 export class Verifier {
   constructor(private readonly deps: VerifierDeps) {}
 
@@ -134,7 +148,7 @@ export class Verifier {
     setMaxListeners(0, signal); // one listener per concurrent session, by design
     let byKey: Map<string, VerifyOutcome>;
     try {
-      byKey = await this.verifyDistinct(emails, signal, deadlineAt, options.beforeSession, options.keyId);
+      byKey = await this.verifyDistinct(emails, signal, deadlineAt, options.beforeSession, options.keyId, options.onSettled);
     } finally {
       release();
     }
@@ -150,8 +164,13 @@ export class Verifier {
     deadlineAt: number,
     beforeSession: BeforeSession | undefined,
     keyId?: string,
+    onSettled?: (settled: number, total: number) => void,
   ): Promise<Map<string, VerifyOutcome>> {
-    const settled = new Map<string, VerifyOutcome>();
+    let total = 0;
+    // Reports each newly settled address once the total is known (after the syntax pass).
+    const settled = new SettlingMap<string, VerifyOutcome>((size) => {
+      if (total > 0) onSettled?.(size, total);
+    });
     const toProbe = new Map<string, ParsedAddress>();
     for (const email of emails) {
       const key = dedupKey(email);
@@ -164,6 +183,8 @@ export class Verifier {
         settled.set(key, unexpectedErrorOutcome(email, false));
       }
     }
+    total = settled.size + toProbe.size;
+    onSettled?.(settled.size, total);
     // A known bounce is settled here: no probe, no cache.
     const recalled = await recallFeedback(this.deps.feedback, keyId, toProbe, settled);
     await this.readCache(toProbe, settled);
