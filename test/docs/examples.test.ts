@@ -125,6 +125,7 @@ async function collectAnswers(): Promise<void> {
   answers.set('list created', (await json(main, `${LISTS}?name=crm%20export`, csv(csvRequest), 202)).json());
   answers.set('list running', (await json(main, `${LISTS}/${running.id}`, { key }, 200)).json());
   answers.set('list results running', (await json(main, `${LISTS}/${running.id}/results`, { key }, 200)).json());
+  answers.set('list finished', (await json(main, `${LISTS}/${csvList.id}/finish`, { key, method: 'POST' }, 200)).json());
   answers.set('list cancelled', (await json(main, `${LISTS}/${running.id}`, { key, method: 'DELETE' }, 200)).json());
   answers.set('usage', (await json(main, '/v1/usage', { key }, 200)).json());
   const feedbackRequest = operation('reportFeedback').requestBody!.content['application/json']!.example;
@@ -248,6 +249,7 @@ const SUCCESS: Record<string, string> = {
   'listLists application/json': 'list page',
   'getList application/json': 'list running',
   'cancelList application/json': 'list cancelled',
+  'finishList application/json': 'list finished',
   'getListResults application/json': 'list results running',
   'getListResults text/csv': 'list results csv',
   'getUsage application/json': 'usage',

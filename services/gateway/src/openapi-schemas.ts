@@ -343,7 +343,11 @@ export function listCreateResponses<C extends Record<string, MediaDoc>>(
       payload_too_large: { error: 'payload_too_large', message: 'A list upload may be at most 16 MiB.' },
     }),
     415: errorResponse('A body was sent with a content type other than `application/json` or `text/csv`.', METERED, {
-      unsupported_media_type: { error: 'unsupported_media_type', message: 'Send the list as application/json or text/csv.' },
+      unsupported_media_type: {
+        error: 'unsupported_media_type',
+        message:
+          'Send the list as application/json, text/csv or an Excel workbook (application/vnd.openxmlformats-officedocument.spreadsheetml.sheet).',
+      },
     }),
     429: errorResponse(
       "Over the key's rate limit of list creations, or the key already has its maximum of lists queued or running (the message " +
