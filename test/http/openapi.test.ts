@@ -73,6 +73,7 @@ describe('OpenAPI and docs', () => {
       '/v1/email-verify/history',
       '/v1/email-verify/lists',
       '/v1/email-verify/lists/{id}',
+      '/v1/email-verify/lists/{id}/finish',
       '/v1/email-verify/lists/{id}/results',
       '/v1/email-verify/verify',
       '/v1/email-verify/verify/batch',
@@ -84,6 +85,7 @@ describe('OpenAPI and docs', () => {
     expect(operations.map((op) => op.operationId).sort()).toEqual([
       'cancelList',
       'createList',
+      'finishList',
       'generateQrCode',
       'generateWifiQrCode',
       'getAddressHistory',
