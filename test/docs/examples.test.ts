@@ -107,7 +107,7 @@ async function collectAnswers(): Promise<void> {
 
   const csvRequest = operation('createList').requestBody!.content['text/csv']!.example as string;
   const csvList = (
-    await json(main, `${LISTS}?name=crm%20export`, { key, method: 'POST', headers: { 'content-type': 'text/csv' }, body: csvRequest }, 202)
+    await json(main, LISTS, { key, method: 'POST', headers: { 'content-type': 'text/csv' }, body: csvRequest }, 202)
   ).json() as { id: string };
   await waitForStatus(main, key, csvList.id, ['completed']);
   answers.set('list results csv', (await json(main, `${LISTS}/${csvList.id}/results?format=csv`, { key }, 200)).text);
@@ -125,9 +125,8 @@ async function collectAnswers(): Promise<void> {
   answers.set('list created', (await json(main, `${LISTS}?name=crm%20export`, csv(csvRequest), 202)).json());
   answers.set('list running', (await json(main, `${LISTS}/${running.id}`, { key }, 200)).json());
   answers.set('list results running', (await json(main, `${LISTS}/${running.id}/results`, { key }, 200)).json());
-  answers.set('list cancelled', (await json(main, `${LISTS}/${running.id}`, { key, method: 'DELETE' }, 200)).json());
-  // Finishing a list that does not wait answers it as it is: the completed CSV list.
   answers.set('list finished', (await json(main, `${LISTS}/${csvList.id}/finish`, { key, method: 'POST' }, 200)).json());
+  answers.set('list cancelled', (await json(main, `${LISTS}/${running.id}`, { key, method: 'DELETE' }, 200)).json());
   answers.set('usage', (await json(main, '/v1/usage', { key }, 200)).json());
   const feedbackRequest = operation('reportFeedback').requestBody!.content['application/json']!.example;
   answers.set('feedback', (await json(main, '/v1/email-verify/feedback', post(feedbackRequest), 200)).json());

@@ -254,20 +254,22 @@ export const LIST_OBJECT_EXAMPLE = {
   createdAt: '2026-11-23T10:00:00.000Z',
   startedAt: '2026-11-23T10:00:01.000Z',
   completedAt: null,
+  estimatedCompletionAt: '2026-11-23T10:12:00.000Z',
   column: { index: 3, header: 'E-Mail-Adresse' },
-  estimatedCompletionAt: '2026-11-23T10:06:00.000Z',
   encoding: 'windows-1252',
 };
 
 /** The same list as the `POST` that created it answers: nothing processed yet. */
+/** The list object of a list that is not running: no time estimate. */
+export const { estimatedCompletionAt: _running, ...LIST_IDLE_EXAMPLE } = LIST_OBJECT_EXAMPLE;
+
 export const LIST_CREATED_EXAMPLE = {
-  ...LIST_OBJECT_EXAMPLE,
+  ...LIST_IDLE_EXAMPLE,
   status: 'queued',
   processed: 0,
   summary: { deliverable: 0, risky: 0, undeliverable: 0 },
   costUsd: '0',
   startedAt: null,
-  estimatedCompletionAt: undefined,
 };
 
 export const LIST_CREATE_EXAMPLE = {

@@ -46,6 +46,7 @@ import { LIST_UPLOAD_TIMEOUT_MS } from '../plugins/body-timeout.ts';
 import {
   LIST_CREATED_EXAMPLE,
   LIST_CREATE_ERRORS,
+  LIST_IDLE_EXAMPLE,
   LIST_CREATE_EXAMPLE,
   LIST_OBJECT_EXAMPLE,
   LIST_PAGE_ERRORS,
@@ -151,12 +152,7 @@ const cancelRoute: FastifyPluginCallbackZod<{ lists: ListService }> = (cancellin
         response: {
           ...listReadResponses({
             description: 'The list, now `cancelled` (or as it ended).',
-            content: json(listObjectSchema, {
-              ...LIST_OBJECT_EXAMPLE,
-              status: 'cancelled',
-              completedAt: '2026-11-23T10:04:00.000Z',
-              estimatedCompletionAt: undefined,
-            }),
+            content: json(listObjectSchema, { ...LIST_IDLE_EXAMPLE, status: 'cancelled', completedAt: '2026-11-23T10:04:00.000Z' }),
           }),
           ...listNotFound(),
         },
@@ -182,10 +178,10 @@ const cancelRoute: FastifyPluginCallbackZod<{ lists: ListService }> = (cancellin
           ...listReadResponses({
             description: 'The list, now `completed` (or as it was, when it was not retrying).',
             content: json(listObjectSchema, {
-              ...LIST_OBJECT_EXAMPLE,
+              ...LIST_IDLE_EXAMPLE,
+              name: null,
               status: 'completed',
               completedAt: '2026-11-23T10:04:00.000Z',
-              estimatedCompletionAt: undefined,
             }),
           }),
           ...listNotFound(),
