@@ -48,7 +48,7 @@ it.each(['email-verify', 'qr'] as const)(
       { timeout: 50_000, env: { ...process.env, HOME: process.env.HOME ?? '/tmp' } },
     );
     const tools = (JSON.parse(stdout) as { tools: unknown[] }).tools;
-    expect(tools.length).toBe(name === 'qr' ? 2 : 6);
+    expect(tools.length).toBe(name === 'qr' ? 2 : 7);
     expect(stderr.match(/^Warning:/gm) ?? [], stderr).toHaveLength(0);
   },
 );

@@ -29,6 +29,7 @@ const TOOLS = {
     'email-verify_list-status',
     'email-verify_list-results',
     'email-verify_list-cancel',
+    'email-verify_feedback',
   ],
   qr: ['qr_generate', 'qr_wifi'],
 } as const;
