@@ -136,9 +136,13 @@ const MODE_VARIABLES = [
   'API_KEYS',
 ];
 
-/** The environment of a child process: this one's, less the mode's variables, plus `env`. */
+/**
+ * The environment of a child process: this one's, less the mode's variables, plus `env`. A
+ * gateway's /metrics listener takes a free port unless `env` names one: its default, 9102, would
+ * be taken by whichever gateway of the parallel test files started first.
+ */
 export function childEnv(env: Record<string, string | undefined> = {}): Record<string, string> {
-  const merged: Record<string, string | undefined> = { ...process.env };
+  const merged: Record<string, string | undefined> = { ...process.env, GATEWAY_METRICS_PORT: '0' };
   for (const name of MODE_VARIABLES) delete merged[name];
   Object.assign(merged, env);
   return Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
