@@ -34,7 +34,8 @@ const MODES = {
 
 export async function connectAs(
   kind: ClientKind,
-  server: TestServer,
+  // Any listening gateway: a test server, or the product run as processes (test/lists/products.ts).
+  server: Pick<TestServer, 'baseUrl' | 'key'>,
   name: ToolServerName,
   options: { key?: string; headers?: Record<string, string> } = {},
 ): Promise<EraClient> {

@@ -16,7 +16,9 @@ import { closeConnections, openQueue, startWorker, type DurableQueue } from './d
 import { queueConnection, queueErrorLog } from './queue-errors.ts';
 import { waitForRedis, writeProblem, type Redis, type RedisTarget } from './redis.ts';
 import { isBundle, JobSender, membersOf, type JobMember, type QueuedJobData, type SentJob } from './job-bundles.ts';
-import { inboxKey, isInboxKey, ReplyInbox, sendReplies, type Reply } from './reply-channel.ts';
+import { inboxKey, isInboxKey, ReplyInbox, sendProgress, sendReplies, type Reply } from './reply-channel.ts';
+import type { ProgressMessage } from './progress-message.ts';
+import { throttleProgress } from './progress-throttle.ts';
 import { lockTimingFor } from './takeover.ts';
 import {
   awaitJob,
@@ -72,6 +74,8 @@ export interface BullTransportOptions {
 export class BullTransport implements JobTransport {
   readonly kind = 'bullmq' as const;
   private readonly waiters = new Map<string, Waiter>();
+  /** The progress listeners of jobs whose caller follows them (SubmitOptions.onProgress), by answer id. */
+  private readonly following = new Map<string, (done: number, total: number) => void>();
   private readonly inbox: ReplyInbox;
 
   private constructor(
@@ -82,7 +86,13 @@ export class BullTransport implements JobTransport {
     options: BullTransportOptions,
   ) {
     const key = inboxKey(options.redisPrefix, gatewayId);
-    this.inbox = new ReplyInbox(inboxConnection, key, (reply) => this.settle(reply), queueErrorLog(options.logger));
+    this.inbox = new ReplyInbox(
+      inboxConnection,
+      key,
+      (reply) => this.settle(reply),
+      queueErrorLog(options.logger),
+      (message) => this.progressed(message),
+    );
   }
 
   /** Connects, and starts reading the gateway's inbox; resolves once both connections and every queue are up. */
@@ -127,6 +137,12 @@ export class BullTransport implements JobTransport {
     else waiter.reject(failureError(reply));
   }
 
+  /** A progress message of a job still waited for goes to its caller; one of a job answered, or of nobody's, is dropped. */
+  private progressed(message: ProgressMessage): void {
+    if (!this.waiters.has(message.jobId)) return;
+    this.following.get(message.jobId)?.(message.progress.done, message.progress.total);
+  }
+
   async submit<P, R>(kind: JobKind<P, R>, payload: P, options: SubmitOptions): Promise<R> {
     const producer = this.producers.get(kind.name);
     if (producer === undefined) throw new Error(`no queue for job kind ${kind.name}`);
@@ -140,9 +156,12 @@ export class BullTransport implements JobTransport {
       requestId: options.requestId,
       replyTo: this.inbox.key,
       framedReplies: true,
+      // Bundled kinds (quick QR renders) have no progress worth a message; their bundles drop the flag.
+      ...(options.onProgress === undefined ? {} : { progress: true }),
     };
     // The id the answer comes back under: the job's own, or its place in a bundle (job-bundles.ts).
     const replyId = randomUUID();
+    if (options.onProgress !== undefined) this.following.set(replyId, options.onProgress);
     const settled = new Promise<unknown>((resolve, reject) => this.waiters.set(replyId, { resolve, reject }));
     // Rejected by close() even while the job is still being sent: handled then by the send's failure.
     settled.catch(() => undefined);
@@ -152,6 +171,7 @@ export class BullTransport implements JobTransport {
       sent = await withTimeout(producer.sender.send(envelope, replyId), ENQUEUE_TIMEOUT_MS);
     } catch (error) {
       this.waiters.delete(replyId);
+      this.following.delete(replyId);
       throw unavailableError(error);
     }
     const answer = settled.then((raw) => kind.result.parse(raw));
@@ -168,6 +188,7 @@ export class BullTransport implements JobTransport {
       });
     } finally {
       this.waiters.delete(replyId);
+      this.following.delete(replyId);
       sent.leave();
     }
   }
@@ -195,6 +216,7 @@ export class BullTransport implements JobTransport {
   async close(): Promise<void> {
     for (const waiter of this.waiters.values()) waiter.reject(unavailableError());
     this.waiters.clear();
+    this.following.clear();
     await Promise.allSettled([this.inbox.close(), ...[...this.producers.values()].map((producer) => producer.close())]);
     await closeConnections([this.client]);
   }
@@ -258,19 +280,41 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
     return true;
   };
   const failure = (member: JobMember, error: unknown): Reply => failureAnswer(member.replyId, error);
+  /**
+   * The job's progress, throttled, to its inbox, when its gateway asked for it (protocol v2); not
+   * awaited, on the connection its answer takes later, so Redis holds each before the answer.
+   */
+  const progressOf = (job: Job<QueuedJobData>, member: JobMember) => {
+    const inbox = inboxOf(job);
+    if (member.envelope.progress !== true || inbox === undefined) return undefined;
+    return throttleProgress(
+      (done, total) =>
+        void sendProgress(connection, inbox, { v, jobId: member.replyId, progress: { done, total } }).catch((failure: unknown) =>
+          errors(
+            'warn',
+            `progress:${queue}:${errorKind(failure)}`,
+            { queue, jobId: job.id, err: failure },
+            'a progress message could not be sent',
+          ),
+        ),
+    );
+  };
   /** Runs one job of the BullMQ job: its answer, and the error when it failed. */
   const run = async (job: Job<QueuedJobData>, member: JobMember): Promise<{ reply: Reply; error?: unknown }> => {
     const started = performance.now();
     const context = { jobId: job.id, requestId: member.envelope.requestId, attempt: job.attemptsStarted };
     log?.debug(context, 'job started');
+    const progress = progressOf(job, member);
     try {
-      const result = await runHandler(handler.kind, handler.handle, member.envelope);
+      const result = await runHandler(handler.kind, handler.handle, member.envelope, progress?.report);
       options.onJobDone?.(queue, 'completed', (performance.now() - started) / 1_000);
       log?.debug(context, 'job done');
       return { reply: { v, jobId: member.replyId, ok: true, result } };
     } catch (error) {
       options.onJobDone?.(queue, 'failed', (performance.now() - started) / 1_000);
       return { reply: failure(member, error), error };
+    } finally {
+      progress?.stop();
     }
   };
   const worker = startWorker<QueuedJobData, unknown>(

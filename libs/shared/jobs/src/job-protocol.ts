@@ -10,6 +10,10 @@
  * - v1: a failure also carries `error: { code, message, details?, headers? }` when the handler
  *   threw an ApiError, which the gateway throws as that same ApiError; in process it passes
  *   through as it is, so both modes answer it alike. `reason` stays, for v0 gateways.
+ * - v2: a job may say `progress: true` (its caller follows it); its worker then also pushes
+ *   `{ v, jobId, progress: { done, total } }` to the inbox while it runs, throttled
+ *   (progress-message.ts, progress-throttle.ts). Only a v2 gateway asks, so no older gateway
+ *   reads one; a v1 worker ignores the flag and reports nothing, as before.
  *
  * A change that an older reader would misread needs a new queue or inbox name, not a new `v`.
  */
@@ -17,7 +21,7 @@ import { z } from 'zod';
 import { ApiError, ERROR_STATUS, type ErrorCode } from '@svc/contracts';
 
 /** The version this release writes. */
-export const JOB_PROTOCOL_VERSION = 1;
+export const JOB_PROTOCOL_VERSION = 2;
 
 /** The version field as readers take it: absent is 0; a newer writer's number is read all the same. */
 export const versionField = z.number().int().min(0).optional();

@@ -22,6 +22,7 @@ import { z } from 'zod';
 import { errorKind, type RateLimitedLog } from '@svc/telemetry';
 import type { Redis } from './redis.ts';
 import { versionField, wireErrorField } from './job-protocol.ts';
+import { parseProgressMessage, type ProgressMessage } from './progress-message.ts';
 
 /** How long a gateway may be away from its inbox and still find the answers pushed meanwhile. */
 export const REPLY_TTL_MS = 10_000;
@@ -82,6 +83,14 @@ export async function sendReplies(redis: Redis, to: string, replies: readonly Re
   await Promise.all([redis.lpush(to, ...replies.map((reply) => encodeReply(reply, framed))), redis.pexpire(to, REPLY_TTL_MS)]);
 }
 
+/**
+ * Pushes one progress message (progress-message.ts) to the inbox `to`. Sent on the connection that
+ * later pushes the job's answer, so the gateway reads it before the answer.
+ */
+export async function sendProgress(redis: Redis, to: string, message: ProgressMessage): Promise<void> {
+  await Promise.all([redis.lpush(to, JSON.stringify(message)), redis.pexpire(to, REPLY_TTL_MS)]);
+}
+
 /** A message of an inbox, framed or whole JSON, or undefined when it is not one (logged by the reader). */
 export function parseReply(message: string): Reply | undefined {
   try {
@@ -132,6 +141,8 @@ export class ReplyInbox {
     readonly key: string,
     private readonly deliver: (reply: Reply) => void,
     private readonly log: RateLimitedLog,
+    /** Where progress messages go (protocol v2); without it they are dropped like any message that is no answer. */
+    private readonly onProgress?: (message: ProgressMessage) => void,
   ) {
     this.reading = this.read();
   }
@@ -159,9 +170,14 @@ export class ReplyInbox {
         for (const message of popped(results)) {
           if (this.closed) return;
           const reply = parseReply(message);
-          if (reply === undefined)
+          if (reply !== undefined) {
+            this.deliver(reply);
+            continue;
+          }
+          const progress = this.onProgress === undefined ? undefined : parseProgressMessage(message);
+          if (progress === undefined)
             this.log('error', 'reply:malformed', { inbox: this.key }, 'an inbox message is not a job answer; dropped');
-          else this.deliver(reply);
+          else this.onProgress?.(progress);
         }
       } catch (error) {
         if (this.closed) return;

@@ -24,6 +24,11 @@ export interface JobEnvelope<P> {
    * it (reply-channel.ts). Absent from an earlier release's gateway, whose workers answer in JSON.
    */
   framedReplies?: boolean;
+  /**
+   * The gateway has a caller following this job's progress (protocol v2): its worker pushes
+   * progress messages to `replyTo` while it runs. Absent: none are sent.
+   */
+  progress?: boolean;
 }
 
 export interface JobContext {
@@ -52,7 +57,8 @@ export interface SubmitOptions {
   callerGone?: AbortSignal;
   /**
    * Called with the job's progress as the handler reports it. The in-process transport passes it
-   * to the handler; over BullMQ no progress crosses Redis yet, so it is not called there.
+   * to the handler; over BullMQ the job asks its worker for progress messages (protocol v2,
+   * throttled), so it is called less often there, and not at all by a worker of v1.
    */
   onProgress?: (done: number, total: number) => void;
 }
@@ -154,13 +160,22 @@ export async function handleJob<P, R>(
   payload: P,
   envelope: JobEnvelope<unknown>,
   sources?: () => readonly AbortSignal[],
+  progress?: (done: number, total: number) => void,
 ): Promise<R> {
-  return runJob(kind, handle, payload, envelope, sources);
+  return runJob(kind, handle, payload, envelope, sources, progress);
 }
 
-/** Runs a job that came off the wire: its payload parsed before the handler sees it (what Redis holds is not trusted to be what a gateway sent). */
-export function runHandler<P, R>(kind: JobKind<P, R>, handle: JobHandler<P, R>, envelope: JobEnvelope<unknown>): Promise<R> {
-  return handleJob(kind, handle, kind.payload.parse(envelope.payload), envelope);
+/**
+ * Runs a job that came off the wire: its payload parsed before the handler sees it (what Redis
+ * holds is not trusted to be what a gateway sent); `progress` where its gateway listens.
+ */
+export function runHandler<P, R>(
+  kind: JobKind<P, R>,
+  handle: JobHandler<P, R>,
+  envelope: JobEnvelope<unknown>,
+  progress?: (done: number, total: number) => void,
+): Promise<R> {
+  return handleJob(kind, handle, kind.payload.parse(envelope.payload), envelope, undefined, progress);
 }
 
 /** Settles when `signal` aborts (never when it is absent), for racing a wait against the caller. */

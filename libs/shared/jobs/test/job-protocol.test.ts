@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiError } from '@svc/contracts';
 import { awaitJob } from '@svc/jobs';
-import { failureAnswer, failureError } from '../src/job-protocol.ts';
+import { failureAnswer, failureError, JOB_PROTOCOL_VERSION } from '../src/job-protocol.ts';
 import { encodeReply, parseReply, type Reply } from '../src/reply-channel.ts';
 
 /** The answer schema of a v0 gateway, as that release held it. */
@@ -46,12 +46,12 @@ describe('answers of a v0 worker', () => {
   });
 });
 
-describe('answers of this release (v1)', () => {
+describe('answers of this release (v1 and later)', () => {
   const failure = (error: unknown): Reply => failureAnswer('d', error);
 
   it("carry a handler's ApiError, which the gateway's wait throws as itself", async () => {
     const reply = parseReply(encodeReply(failure(refused), true));
-    expect(reply).toMatchObject({ v: 1, ok: false, error: { code: 'content_too_long', message: 'too long' } });
+    expect(reply).toMatchObject({ v: JOB_PROTOCOL_VERSION, ok: false, error: { code: 'content_too_long', message: 'too long' } });
     const error = await answered(reply!);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ code: 'content_too_long', message: 'too long', details: { limit: 3 }, headers: { 'Retry-After': '7' } });

@@ -15,6 +15,7 @@ import { BullTransport, bullPrefix, REPLY_TTL_MS, startBullWorker } from '@svc/j
 import { createRedis, type Redis } from '@svc/jobs/redis';
 import { dropPrefix, spawnNode, startTcpProxy, stopProcessTree, testRedisUrl, uniquePrefix } from '@svc/testkit';
 import { encodeReply, inboxKey, parseReply, type Reply } from '../src/reply-channel.ts';
+import { JOB_PROTOCOL_VERSION } from '../src/job-protocol.ts';
 import { ECHO_JOB, echoHandler, PAGE_JOB, pageHandler, type EchoPayload } from './fixtures/echo-job.ts';
 
 const url = () => testRedisUrl();
@@ -241,9 +242,9 @@ describe('framed answers (a body after its JSON)', () => {
       await expect.poll(async () => redis.llen(inbox), { timeout: 5_000 }).toBe(4);
       const [bundled2, bundled1, framed, plain] = await redis.lrange(inbox, 0, -1);
       const result = { contentType: 'text/plain', body: '<svg fill="#000">\n</svg>' };
-      expect(plain).toBe(JSON.stringify({ v: 1, jobId: 'old', ok: true, result }));
+      expect(plain).toBe(JSON.stringify({ v: JOB_PROTOCOL_VERSION, jobId: 'old', ok: true, result }));
       const frame = (jobId: string) =>
-        `B${JSON.stringify({ v: 1, jobId, ok: true, result: { contentType: 'text/plain' } })}\n${result.body}`;
+        `B${JSON.stringify({ v: JOB_PROTOCOL_VERSION, jobId, ok: true, result: { contentType: 'text/plain' } })}\n${result.body}`;
       expect([framed, bundled1, bundled2]).toEqual([frame('new'), frame('b1'), frame('b2')]);
     } finally {
       await worker.close();
