@@ -22,6 +22,8 @@ export interface EraClient {
     name: string,
     args: Record<string, unknown>,
     onprogress?: (progress: { progress: number; total?: number }) => void,
+    /** Aborting it cancels the call, as a user stopping an agent does. */
+    signal?: AbortSignal,
   ): Promise<CallToolResult>;
   close(): Promise<void>;
 }
@@ -48,12 +50,8 @@ export async function connectAs(
     return {
       version: transport.protocolVersion,
       listTools: async () => (await client.listTools()).tools,
-      callTool: async (tool, args, onprogress) =>
-        (await client.callTool(
-          { name: tool, arguments: args },
-          undefined,
-          onprogress === undefined ? {} : { onprogress },
-        )) as CallToolResult,
+      callTool: async (tool, args, onprogress, signal) =>
+        (await client.callTool({ name: tool, arguments: args }, undefined, requestOptions(onprogress, signal))) as CallToolResult,
       close: () => client.close(),
     };
   }
@@ -62,10 +60,18 @@ export async function connectAs(
   return {
     version: client.getNegotiatedProtocolVersion(),
     listTools: async () => (await client.listTools()).tools,
-    callTool: async (tool, args, onprogress) =>
-      (await client.callTool({ name: tool, arguments: args }, onprogress === undefined ? {} : { onprogress })) as unknown as CallToolResult,
+    callTool: async (tool, args, onprogress, signal) =>
+      (await client.callTool({ name: tool, arguments: args }, requestOptions(onprogress, signal))) as unknown as CallToolResult,
     close: () => client.close(),
   };
+}
+
+/** The request options both SDKs take: only what was given. */
+function requestOptions(
+  onprogress: ((progress: { progress: number; total?: number }) => void) | undefined,
+  signal: AbortSignal | undefined,
+): { onprogress?: (progress: { progress: number; total?: number }) => void; signal?: AbortSignal } {
+  return { ...(onprogress === undefined ? {} : { onprogress }), ...(signal === undefined ? {} : { signal }) };
 }
 
 export const MODERN_VERSION = '2026-07-28';
