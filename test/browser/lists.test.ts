@@ -6,38 +6,24 @@
  * mark kept); then the history, where a running list is cancelled (after a
  * confirming dialog).
  */
-import { readFile } from 'node:fs/promises';
 import { ACTIONS, FULL_RESULT_COLUMNS, neutraliseCell, reasonSentence } from '@svc/contracts';
-import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { axe, screenshots, serious } from './browser.ts';
 import { crmExport, HOSTILE, knownUsers } from './exports.ts';
-import { listObject, listPage, sleep, startConsoleRig, type ConsoleRig } from './setup.ts';
+import { listObject, listPage, sleep } from './setup.ts';
+import { records, signedInConsole } from './signed-in.ts';
 
 const DISTINCT = 240;
 const file = crmExport(DISTINCT);
 const LIST_NAME = '<b>Q4</b> "leads" <script>alert("name")</script>';
 
-let rig: ConsoleRig;
-beforeAll(async () => {
-  rig = await startConsoleRig(knownUsers(DISTINCT), { shop: '127.0.0.93', catch: '127.0.0.94', slow: '127.0.0.95' });
-  await rig.signIn();
-}, 120_000);
-afterAll(async () => {
-  await rig?.close();
-});
-
-const records = (csv: Buffer): string[][] => parse(csv, { bom: true, relax_column_count: true });
-
-async function download(label: string): Promise<Buffer> {
-  const [saved] = await Promise.all([rig.page.waitForEvent('download'), rig.page.getByRole('link', { name: label, exact: true }).click()]);
-  return readFile(await saved.path());
-}
+const suite = signedInConsole(knownUsers(DISTINCT), { shop: '127.0.0.93', catch: '127.0.0.94', slow: '127.0.0.95' });
+const { download } = suite;
 
 describe('the console: lists', () => {
   it('reads a CRM export: the address column found by its header, the rows as text, the price before anything is billed', async () => {
-    const { page, api } = rig;
+    const { page, api } = suite.rig;
     await page.getByLabel('CSV file').setInputFiles({ name: 'crm-export.csv', mimeType: 'text/csv', buffer: Buffer.from(file.text) });
     const column = page.getByLabel('Address column');
     await column.waitFor();
@@ -73,7 +59,7 @@ describe('the console: lists', () => {
   });
 
   it('verifies it: progress to the end, the chart and counts of the API, four downloads equal to its results', async () => {
-    const { page, api } = rig;
+    const { page, api } = suite.rig;
     await page.getByLabel('List name').fill(LIST_NAME);
     // Tab from the name reaches Verify list; Enter presses it.
     await page.keyboard.press('Tab');
@@ -152,7 +138,7 @@ describe('the console: lists', () => {
   });
 
   it('lists the key’s lists: reopens one by its name, cancels a running one with Cancel', async () => {
-    const { page, api } = rig;
+    const { page, api } = suite.rig;
     const slow = `email,name\r\n${Array.from({ length: 40 }, (_, i) => `wait${i}@slow.test,Slow ${i}`).join('\r\n')}\r\n`;
     await page.getByRole('link', { name: 'Lists' }).click();
     await page.getByLabel('CSV file').setInputFiles({ name: 'slow.csv', mimeType: 'text/csv', buffer: Buffer.from(slow) });
@@ -201,6 +187,6 @@ describe('the console: lists', () => {
     await page.getByRole('link', { name: 'Lists' }).click();
     await page.getByRole('link', { name: LIST_NAME, exact: true }).click();
     await page.getByRole('img', { name: /^Verdicts/ }).waitFor();
-    expect(rig.problems).toEqual([]);
+    expect(suite.rig.problems).toEqual([]);
   });
 });

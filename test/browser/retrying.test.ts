@@ -5,41 +5,27 @@
  * the list. The rig's grey.test greylists every recipient for an hour, and the retry delays are
  * long, so the list sits `retrying` until the person finishes it.
  */
-import { readFile } from 'node:fs/promises';
 import { reasonSentence } from '@svc/contracts';
-import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { axe, screenshots, serious } from './browser.ts';
-import { listObject, startConsoleRig, type ConsoleRig } from './setup.ts';
+import { listObject } from './setup.ts';
+import { records, signedInConsole } from './signed-in.ts';
 
 const KNOWN = Array.from({ length: 8 }, (_, i) => `known${i}@shop.test`);
 const GREY = Array.from({ length: 4 }, (_, i) => `later${i}@grey.test`);
 const FILE = `\ufeffName,Email\r\n${[...KNOWN, ...GREY].map((address, i) => `Smørrebrød ApS ${i},${address}`).join('\r\n')}\r\n`;
 
-let rig: ConsoleRig;
-beforeAll(async () => {
-  rig = await startConsoleRig(
-    KNOWN,
-    { shop: '127.0.0.86', catch: '127.0.0.87', slow: '127.0.0.88' },
-    { LIST_RETRY_DELAYS_S: '600,1200' },
-    { 'grey.test': { host: '127.0.0.89', users: GREY, greylist: { minDelayMs: 3_600_000 } } },
-  );
-  await rig.signIn();
-}, 120_000);
-afterAll(async () => {
-  await rig?.close();
-});
-
-const records = (csv: Buffer): string[][] => parse(csv, { bom: true, relax_column_count: true });
-
-async function download(label: string): Promise<Buffer> {
-  const [saved] = await Promise.all([rig.page.waitForEvent('download'), rig.page.getByRole('link', { name: label, exact: true }).click()]);
-  return readFile(await saved.path());
-}
+const suite = signedInConsole(
+  KNOWN,
+  { shop: '127.0.0.86', catch: '127.0.0.87', slow: '127.0.0.88' },
+  { LIST_RETRY_DELAYS_S: '600,1200' },
+  { 'grey.test': { host: '127.0.0.89', users: GREY, greylist: { minDelayMs: 3_600_000 } } },
+);
+const { download } = suite;
 
 describe('the console: a list that waits for retries', () => {
   it('says how many wait, why and when the next retry is; offers the settled rows; Finish now completes it', async () => {
-    const { page, api } = rig;
+    const { page, api } = suite.rig;
     await page.getByLabel('CSV file').setInputFiles({ name: 'day.csv', mimeType: 'text/csv', buffer: Buffer.from(FILE) });
     await page.getByLabel('List name').fill('day');
     await page.getByRole('button', { name: 'Verify list' }).click();
@@ -82,6 +68,6 @@ describe('the console: a list that waits for retries', () => {
       ...KNOWN.map((address) => [address, 'deliverable', 'accepted_email']),
       ...GREY.map((address) => [address, 'risky', 'greylisted']),
     ]);
-    expect(rig.problems).toEqual([]);
+    expect(suite.rig.problems).toEqual([]);
   });
 });

@@ -142,15 +142,21 @@ export function chargeOf(distinct: number, freeUnits: number | undefined): { uni
   };
 }
 
-/** The results CSV cut to one verdict: the header row and the rows whose `verdict` column says it. */
-export function filterResults(csv: string, verdict: string): string {
+/**
+ * The results CSV cut to the rows `keep` accepts, header kept, in the file's own delimiter and with
+ * its byte-order mark: the same full form as `Download all`, fewer rows. `keep` gets each row and
+ * the index of a result column by name (the service appends its columns after the uploaded ones:
+ * the last column of a name is the service's, whatever the upload had).
+ */
+export function cutResults(csv: string, keep: (row: string[], column: (name: string) => number) => boolean): string {
   const bom = csv.startsWith('\ufeff');
   const parsed = Papa.parse<string[]>(csv.replace(/^\ufeff/, ''), { skipEmptyLines: 'greedy' });
   const [header, ...rows] = parsed.data;
   if (header === undefined) return csv;
-  // The service appends its result columns after the uploaded ones, `verdict` first: the last
-  // column of that name is the service's, whatever the upload had and whatever follows it.
-  const at = header.lastIndexOf('verdict');
-  const kept = rows.filter((row) => row[at] === verdict);
+  const column = (name: string) => header.lastIndexOf(name);
+  const kept = rows.filter((row) => keep(row, column));
   return (bom ? '\ufeff' : '') + Papa.unparse([header, ...kept], { delimiter: parsed.meta.delimiter, newline: '\r\n' }) + '\r\n';
 }
+
+/** The results CSV cut to one verdict: the header row and the rows whose `verdict` column says it. */
+export const filterResults = (csv: string, verdict: string): string => cutResults(csv, (row, column) => row[column('verdict')] === verdict);

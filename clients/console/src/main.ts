@@ -1,10 +1,11 @@
 /**
- * The console's router: `#/lists`, `#/lists/<id>`, `#/qr`, `#/usage`; the sign-in page while no
+ * The console's router: `#/lists`, `#/lists/<id>`, `#/qr`, `#/usage`, `#/feedback`; the sign-in page while no
  * key is kept for this tab. Each page gets an AbortSignal that ends its polling and requests when
  * the user leaves it.
  */
 import './style.css';
 import { fill, h } from './dom.ts';
+import { feedbackPage } from './pages/feedback.ts';
 import { listView } from './pages/list-view.ts';
 import { listsPage } from './pages/lists.ts';
 import { signInPage } from './pages/sign-in.ts';
@@ -17,6 +18,7 @@ const PAGES = [
   ['#/lists', 'Lists'],
   ['#/qr', 'QR studio'],
   ['#/usage', 'Usage'],
+  ['#/feedback', 'Feedback'],
 ] as const;
 let leaving = new AbortController();
 
@@ -63,6 +65,7 @@ function page(route: string, signal: AbortSignal): HTMLElement {
   if (list?.[1] !== undefined) return listView(decodeURIComponent(list[1]), signal);
   if (route === '#/qr') return lazy(async () => (await import('./pages/qr.ts')).qrPage(), signal);
   if (route === '#/usage') return usagePage();
+  if (route === '#/feedback') return feedbackPage();
   return listsPage((id) => (location.hash = `#/lists/${encodeURIComponent(id)}`));
 }
 

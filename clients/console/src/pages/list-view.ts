@@ -2,13 +2,17 @@
  * One list: its progress while it runs (polled each second), then the verdicts as a chart and as
  * text with their shares, the results CSV as four downloads (all rows, and the rows of each
  * verdict, cut here from the API's full-form CSV, which keeps the uploaded columns and appends
- * the result columns), and the legend of verdicts and reasons.
+ * the result columns), the reasons behind each verdict beside the chart, the spread of the
+ * catch-all addresses' probability with their download, and the legend of verdicts and reasons.
  */
 import Papa from 'papaparse';
 import { ApiFailure, call, callJson, messageOf } from '../api.ts';
 import { VERDICTS, verdictChart } from '../chart.ts';
 import { filterResults } from '../csv.ts';
 import { countReasons, legendSection } from '../legend.ts';
+import { reasonBreakdown } from '../breakdown.ts';
+import { catchAllSection } from '../catch-all.ts';
+import { catchAllProbabilities, reasonsByVerdict } from '../results.ts';
 import { confirmCancel } from '../confirm.ts';
 import { fill, h, safeFileName } from '../dom.ts';
 import { ENDED, readList, type ListObject } from '../models.ts';
@@ -47,12 +51,16 @@ const share = (count: number, total: number) => (total === 0 ? '0.0 %' : `${((co
 
 function summary(list: ListObject, signal: AbortSignal): HTMLElement {
   const files = h('div', {}, h('p', {}, 'Preparing the files…'));
+  const breakdown = h('div', { class: 'beside' });
+  const catchAll = h('div');
   const legend = h('div');
   resultsFile(list, signal).then(
     (file) => {
       fill(files, downloads(list, file, signal));
       const parsed = Papa.parse<string[]>(file.text.replace(/^\ufeff/, ''), { skipEmptyLines: 'greedy' });
       const [header = [], ...rows] = parsed.data;
+      fill(breakdown, reasonBreakdown(reasonsByVerdict(header, rows)));
+      fill(catchAll, catchAllSection(file.text, catchAllProbabilities(header, rows), safeFileName(listName(list)), signal));
       fill(legend, legendSection(list.summary, countReasons(header, rows)));
     },
     (failure: unknown) => fill(files, h('p', { class: 'error', role: 'alert' }, messageOf(failure))),
@@ -67,15 +75,21 @@ function summary(list: ListObject, signal: AbortSignal): HTMLElement {
       h('h2', { id: 'verdicts' }, 'Verdicts'),
       verdictChart(list.summary),
       h(
-        'dl',
-        { class: 'counts' },
-        ...VERDICTS.flatMap((verdict) => [
-          h('dt', { class: verdict }, verdict),
-          h('dd', {}, `${list.summary[verdict]} (${share(list.summary[verdict], total)})`),
-        ]),
+        'div',
+        { class: 'verdict-row' },
+        h(
+          'dl',
+          { class: 'counts' },
+          ...VERDICTS.flatMap((verdict) => [
+            h('dt', { class: verdict }, verdict),
+            h('dd', {}, `${list.summary[verdict]} (${share(list.summary[verdict], total)})`),
+          ]),
+        ),
+        breakdown,
       ),
       files,
     ),
+    catchAll,
     legend,
   );
 }

@@ -1,6 +1,8 @@
 /**
  * `email-verify_feedback`: the generic feedback door as a tool (docs/feedback.md). The arguments
- * are the REST body; the answer is the REST body `{ accepted, ignored }`. Free, never metered.
+ * are the REST body; the answer is the REST body `{ accepted, ignored }`. Free, never metered; its
+ * calls draw on the REST doors' budget (RATE_LIMIT_EMAIL_VERIFY_FEEDBACK), which the rate-limit
+ * plugin applies to a tool server POST that calls this tool, by its name.
  */
 import { ApiError } from '@svc/contracts';
 import { feedbackRequestSchema, feedbackResponseSchema, readGenericEvents } from '@svc/feedback';

@@ -4,7 +4,9 @@
  * budget. Without a valid key the caller's address is the budget, so bad keys cannot flood.
  * One limiter per operation: a route declaring `config: { operation }` runs it as its first hook
  * (before the key check, so refused calls count), and the tool servers call it per tool call,
- * so both doors of an operation share one budget.
+ * so both doors of an operation share one budget. The same holds for the limits of unbilled
+ * routes: a call of the `email-verify_feedback` tool counts against the feedback doors'
+ * RATE_LIMIT_EMAIL_VERIFY_FEEDBACK, which it would otherwise bypass.
  */
 import rateLimit from '@fastify/rate-limit';
 import { ApiError, OPERATION_IDS, isApiError, type OperationId } from '@svc/contracts';
@@ -12,6 +14,7 @@ import { storeUnavailableError } from '@svc/jobs';
 import type { Redis } from '@svc/jobs/redis';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { FEEDBACK_TOOL } from '../mcp/tools-feedback.ts';
 import type { UnmeteredLimit } from '../types.ts';
 import { hooksOf } from './auth.ts';
 
@@ -39,6 +42,23 @@ export interface RateLimitOptions {
  * address without a valid key), so that on a Redis Cluster each key's budgets live in its own
  * slot, beside its meter, rather than in no slot of their own choosing.
  */
+/** Tools that are the door of an unbilled route: their calls draw on that route's budget. */
+const TOOL_LIMITS: Readonly<Record<string, UnmeteredLimit>> = { [FEEDBACK_TOOL]: 'email-verify.feedback' };
+
+/** The unbilled limit a tool server POST counts against: that of the tool its `tools/call` names, if any. */
+function toolLimitOf(body: unknown): UnmeteredLimit | undefined {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  for (const message of messages) {
+    // A message without an id is a notification: no tool runs for it.
+    if (typeof message !== 'object' || message === null || !('id' in message) || !('method' in message)) continue;
+    if (message.method !== 'tools/call' || !('params' in message)) continue;
+    const params: unknown = message.params;
+    const name = typeof params === 'object' && params !== null && 'name' in params ? params.name : undefined;
+    if (typeof name === 'string' && Object.hasOwn(TOOL_LIMITS, name)) return TOOL_LIMITS[name];
+  }
+  return undefined;
+}
+
 const budgetOf = (request: FastifyRequest, operation: OperationId | UnmeteredLimit): string =>
   `{${request.identity.key === null ? `ip:${request.ip}` : request.identity.key.id}}:${operation}`;
 
@@ -142,6 +162,14 @@ async function rateLimitPlugin(app: FastifyInstance, options: RateLimitOptions):
     const name = route.config?.operation ?? route.config?.unmeteredLimit;
     const limiter = name === undefined ? undefined : limiters[name];
     if (limiter !== undefined) route.onRequest = [limiter, ...hooksOf(route.onRequest)];
+    // A tool server: its tool calls are known once the body is read (the billed ones are limited by the route itself).
+    if (route.config?.toolOperations !== undefined) {
+      const byTool: Limiter = async (request, reply) => {
+        const limit = toolLimitOf(request.body);
+        if (limit !== undefined) await limiters[limit]?.(request, reply);
+      };
+      route.preHandler = [byTool, ...hooksOf(route.preHandler)];
+    }
   });
 }
 
