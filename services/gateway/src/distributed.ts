@@ -9,6 +9,7 @@ import { redisFeedback } from '@svc/feedback/redis';
 import { createGatewayMetrics, createLogger, createRegistry } from '@svc/telemetry';
 import { buildGateway, type GatewayApp } from './app.ts';
 import { RedisCancellationRelay } from './mcp/cancellation-relay.ts';
+import { consoleLine } from './console-url.ts';
 import { serve } from './server.ts';
 import { RedisKeyStore } from './stores/redis-key-store.ts';
 
@@ -66,5 +67,7 @@ export async function startDistributedGateway(config: Config): Promise<string> {
   const { gateway, closers } = await buildDistributedGateway(config);
   const address = await serve(gateway, { config, logger, closers });
   logger.info({ address, mode: 'distributed' }, 'gateway listening');
+  // Where a person goes next, as `npm start` prints it (keys come from `npm run keys`).
+  process.stdout.write(consoleLine(address));
   return address;
 }

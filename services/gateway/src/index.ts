@@ -5,3 +5,4 @@ export { MemoryKeyStore, type KeyStore, type ApiKeyRecord } from './stores/key-s
 export { RedisKeyStore } from './stores/redis-key-store.ts';
 export { generateApiKey, hashApiKey } from './auth/api-keys.ts';
 export type { GatewayDeps } from './types.ts';
+export { consoleLine, consoleUrl } from './console-url.ts';
