@@ -19,8 +19,9 @@ if (config.mode === 'distributed') {
   await startDistributedGateway(config);
 } else {
   const logger = createLogger(config.LOG_LEVEL, 'embedded');
-  const { gateway, transport, devKey, generatedWebhookSecret, closeLists } = await buildEmbedded(config);
-  const address = await serve(gateway, { config, logger, closers: [() => transport.close(), closeLists] });
+  const { gateway, backend, devKey, close } = await buildEmbedded(config);
+  const address = await serve(gateway, { config, logger, closers: [close] });
+  const { generatedWebhookSecret } = backend;
   logger.info({ address, mode: 'embedded' }, 'listening');
   if (devKey !== undefined) {
     // Printed once, to the terminal only: it is not kept anywhere but this process's memory.

@@ -1,4 +1,5 @@
 export { buildGateway, type GatewayApp } from './app.ts';
+export { buildGatewayOn, type GatewayOnBackend } from './on-backend.ts';
 export { BODY_LIMIT_BYTES } from './errors/api-errors.ts';
 export { serve } from './server.ts';
 export { MemoryKeyStore, type KeyStore, type ApiKeyRecord } from './stores/key-store.ts';
