@@ -5,9 +5,8 @@
  */
 import { loadConfig } from '@svc/config';
 import { createLogger } from '@svc/telemetry';
-import { serve } from '@svc/gateway';
+import { consoleLine, serve } from '@svc/gateway';
 import { ensureConsoleBuilt } from './console-build.ts';
-import { consoleUrl } from './console-url.ts';
 import { buildEmbedded } from './embedded.ts';
 
 const config = loadConfig();
@@ -20,15 +19,16 @@ if (config.mode === 'distributed') {
   await startDistributedGateway(config);
 } else {
   const logger = createLogger(config.LOG_LEVEL, 'embedded');
-  const { gateway, transport, devKey, generatedWebhookSecret, closeLists } = await buildEmbedded(config);
-  const address = await serve(gateway, { config, logger, closers: [() => transport.close(), closeLists] });
+  const { gateway, backend, devKey, close } = await buildEmbedded(config);
+  const address = await serve(gateway, { config, logger, closers: [close] });
+  const { generatedWebhookSecret } = backend;
   logger.info({ address, mode: 'embedded' }, 'listening');
   if (devKey !== undefined) {
     // Printed once, to the terminal only: it is not kept anywhere but this process's memory.
     process.stdout.write(`\nDevelopment API key (embedded mode, valid until this process stops):\n  ${devKey}\n\n`);
   }
   // Where a person goes next: the console, signed in with the key above (never put in the URL).
-  process.stdout.write(`Web console: ${consoleUrl(address)}${devKey === undefined ? '' : ' (sign in with the key above)'}\n\n`);
+  process.stdout.write(consoleLine(address, devKey !== undefined));
   if (generatedWebhookSecret !== undefined) {
     // Same rule as the key: shown once, kept only in memory. LIST_WEBHOOK_SECRET makes it last.
     process.stdout.write(

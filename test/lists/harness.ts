@@ -5,8 +5,10 @@
  * slots counted in Redis as in production.
  */
 import { loadConfig } from '@svc/config';
+import { createDistributedBackend } from '@svc/backend/distributed';
 import { startBullWorker, type Worker } from '@svc/jobs/bullmq';
-import { createRedis, type Redis } from '@svc/jobs/redis';
+import { createLogger } from '@svc/telemetry';
+import { Registry } from 'prom-client';
 import { RecordingCallbackDispatcher } from '@svc/testkit';
 import {
   dropPrefix,
@@ -21,8 +23,7 @@ import {
 } from '@svc/testkit';
 import { generateApiKey, type KeyStore } from '@svc/gateway';
 import { buildDistributedGateway } from '@svc/gateway/distributed';
-import { RedisHostLimiter, createVerifyHandler } from '@svc/verify-worker';
-import { startDistributedListWork, type DistributedListWork } from '@svc/verify-worker/distributed';
+import { createVerifyWork } from '@svc/verify-worker';
 import type { ListObject, OperationId } from '@svc/contracts';
 import type { FastifyInstance } from 'fastify';
 import { buildEmbedded } from '../../scripts/embedded.ts';
@@ -49,13 +50,12 @@ export async function startListServer(mode: Mode, env: Record<string, string> = 
   let close: () => Promise<void>;
   if (mode === 'embedded') {
     const config = loadConfig({ ...BASE_ENV, API_KEYS: key, ...env });
-    const embedded = await buildEmbedded(config, undefined, { dispatcher });
+    const embedded = await buildEmbedded(config, { dispatcher });
     app = embedded.gateway.app;
     keys = embedded.keys;
     close = async () => {
       await app.close();
-      await embedded.closeLists();
-      await embedded.transport.close();
+      await embedded.close();
     };
   } else {
     const url = testRedisUrl();
@@ -63,28 +63,21 @@ export async function startListServer(mode: Mode, env: Record<string, string> = 
     const config = loadConfig({ ...BASE_ENV, REDIS_URL: url, REDIS_PREFIX: prefix, ...env });
     const built = await buildDistributedGateway(config);
     await built.keys.create('test', key);
-    const redis: Redis = createRedis(url, 'request', 'test-list-worker');
-    const limiter = new RedisHostLimiter({ redis, prefix, perHost: config.VERIFY_MAX_CONNECTIONS_PER_HOST });
-    const verifyWorker: Worker = startBullWorker(createVerifyHandler({ config, redis, limiter: limiter.for('batch') }), {
-      redis: url,
-      redisPrefix: prefix,
-      concurrency: 4,
-    });
-    const lists: DistributedListWork = startDistributedListWork({
-      config,
-      redis,
-      limiter: limiter.for('list'),
-      dispatcher,
-      janitorIntervalMs: 2_000,
-    });
+    // A verify worker's backend and work, as services/verify-worker/src/main.ts composes them; the
+    // batch worker without the process runtime (no probe port), the dispatcher a recording one.
+    const logger = createLogger('silent', 'test-list-worker');
+    const worker = createDistributedBackend(config, { process: 'verify-worker', logger, dispatcher });
+    const work = createVerifyWork(worker, { registry: new Registry(), logger });
+    worker.workLists(work.lists, { janitorIntervalMs: 2_000 });
+    const verifyWorker: Worker = startBullWorker(work.handler, { redis: url, redisPrefix: prefix, concurrency: 4 });
     app = built.gateway.app;
     keys = built.keys;
     close = async () => {
       await app.close();
-      await lists.close();
       await verifyWorker.close();
+      await worker.close();
+      work.close();
       for (const closer of built.closers) await closer();
-      redis.disconnect();
       await dropPrefix(url, prefix);
     };
   }

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dropPrefix, freePort, scanSvg, spawnNode, stopProcessTree, testRedisUrl, uniquePrefix, childEnv } from '@svc/testkit';
 import { call, startServer } from '../support/servers.ts';
-import { consoleUrl } from '../../scripts/console-url.ts';
+import { consoleUrl } from '@svc/gateway';
 
 const run = promisify(execFile);
 const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
@@ -52,6 +52,29 @@ describe('npm start (embedded mode, nothing configured)', () => {
     const response = await call({ baseUrl: `http://127.0.0.1:${port}` }, '/v1/qr/qr?data=https%3A%2F%2Fexample.com', { key });
     expect(response.status).toBe(200);
     expect(scanSvg(response.text)).toBe('https://example.com');
+  }, 40_000);
+});
+
+describe('npm run start:gateway (distributed mode)', () => {
+  const prefix = uniquePrefix('start-gateway');
+  let child: ChildProcess | undefined;
+  afterAll(async () => {
+    if (child !== undefined) await stopProcessTree(child);
+    await dropPrefix(testRedisUrl(), prefix);
+  });
+
+  it('prints the console address as `npm start` does', async () => {
+    expect(scripts['start:gateway']).toBe('node --import tsx services/gateway/src/main.ts');
+    const port = await freePort();
+    child = spawnNode('services/gateway/src/main.ts', {
+      env: childEnv({ REDIS_URL: testRedisUrl(), REDIS_PREFIX: prefix, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }),
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    // No key is made here (keys come from `npm run keys`), so no sign-in hint either.
+    await expect.poll(() => output, { timeout: 30_000, interval: 100 }).toContain(`Web console: http://127.0.0.1:${port}/app\n`);
+    expect(output).not.toContain('sign in with the key above');
   }, 40_000);
 });
 

@@ -13,7 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { createVerifyHandler } from '@svc/verify-worker';
 import { redisFeedback } from '@svc/feedback/redis';
 import { Redis } from 'ioredis';
-import { buildEmbedded, defaultHandlers } from '../../scripts/embedded.ts';
+import { buildEmbedded } from '../../scripts/embedded.ts';
 import { expectChargesRecorded, forgetServer, noteAnswer } from './charge-guard.ts';
 
 export type Mode = 'embedded' | 'distributed';
@@ -54,7 +54,7 @@ interface Parts {
 
 async function embeddedParts(options: ServerOptions, key: string, revokedKey: string): Promise<Parts> {
   const config = loadConfig({ ...BASE_ENV, API_KEYS: `${key},${revokedKey}`, ...options.env });
-  const embedded = await buildEmbedded(config, (registry) => options.handlers ?? defaultHandlers(config, registry));
+  const embedded = await buildEmbedded(config, options.handlers === undefined ? {} : { handlers: options.handlers });
   await embedded.keys.revoke('API_KEYS[1]');
   return {
     app: embedded.gateway.app,
@@ -62,8 +62,7 @@ async function embeddedParts(options: ServerOptions, key: string, revokedKey: st
     keys: embedded.keys,
     close: async () => {
       await embedded.gateway.app.close();
-      await embedded.closeLists();
-      await embedded.transport.close();
+      await embedded.close();
     },
   };
 }

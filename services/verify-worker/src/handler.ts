@@ -9,17 +9,17 @@ import type { Redis } from '@svc/jobs/redis';
 import type { Registry } from 'prom-client';
 import { decodeCachedOutcome, encodeCachedOutcome, type CachedOutcome } from './cache/cached-outcome.ts';
 import { controlEvidenceSchema, type ControlEvidence } from './engine/control-evidence.ts';
-import { jsonCodec, MemoryTtlCache, RedisTtlCache, type TtlCache } from './cache/ttl-cache.ts';
+import { jsonCodec, MemoryTtlCache, RedisTtlCache, type TtlCache } from '@svc/backend';
 import { HostLimiter, type SessionLimiter } from './engine/host-limiter.ts';
 import type { ProbeTuning } from './engine/mail-server-probe.ts';
 import { Verifier } from './engine/verifier.ts';
 import type { Logger } from '@svc/telemetry';
 import { memoryFeedback, type Feedback } from '@svc/feedback';
 import { redisFeedback } from '@svc/feedback/redis';
-import { sightFor, type Sight } from './health/sight.ts';
+import { startSight, type Sight } from './health/sight.ts';
 import { createVerifyMetrics } from './metrics.ts';
 import { filterProbeTargets } from './net/private-address.ts';
-import { politenessState } from './politeness/assemble.ts';
+import { politenessState, type PolitenessState } from './politeness/assemble.ts';
 import { politenessEvents } from './politeness/metrics.ts';
 import { SessionGate, type WorkPriority } from './politeness/session-gate.ts';
 
@@ -40,22 +40,41 @@ export interface VerifyHandlerOptions {
   feedback?: Feedback;
 }
 
-/** One set of verify metrics per registry: the batch and the list verifier of a process share it. */
-const metricsByRegistry = new WeakMap<Registry, ReturnType<typeof createVerifyMetrics>>();
-function metricsOf(registry: Registry): ReturnType<typeof createVerifyMetrics> {
-  let metrics = metricsByRegistry.get(registry);
-  if (metrics === undefined) {
-    metrics = createVerifyMetrics(registry);
-    metricsByRegistry.set(registry, metrics);
-  }
-  return metrics;
+type VerifyMetrics = ReturnType<typeof createVerifyMetrics>;
+
+/**
+ * What the verifiers of one process share: one sight (its canaries checked once however many
+ * verifiers there are), one set of metrics, the outcome and evidence caches, the politeness state
+ * and the feedback. A verify-worker makes it once (`worker-parts.ts`) for its batch and its list
+ * verifier; `createVerifier` makes one for a verifier alone (tests, benches).
+ */
+export interface VerifyParts {
+  config: Config;
+  sight: Sight;
+  registry: Registry | undefined;
+  metrics: VerifyMetrics | undefined;
+  outcomes: TtlCache<CachedOutcome>;
+  evidence: TtlCache<ControlEvidence>;
+  polite: PolitenessState;
+  feedback: Feedback | undefined;
 }
 
-/** The sight's verdicts and lookups in this registry's metrics, once per registry. */
-function observe(sight: Sight, registry: Registry, metrics: ReturnType<typeof createVerifyMetrics>): void {
-  if (sight.listeners.has(registry)) return;
+/** How one verifier uses the shared parts: its session slots, whose work it does, its prober tuning. */
+export interface VerifierUse {
+  limiter: SessionLimiter;
+  priority: WorkPriority;
+  tuning?: Partial<ProbeTuning> | undefined;
+}
+
+/** The outcome cache's name and form: keys are hashes of addresses and values hold none (cached-outcome.ts). */
+export const OUTCOME_CACHE = { name: 'verify:outcome:v3', codec: { encode: encodeCachedOutcome, decode: decodeCachedOutcome } };
+/** What a domain's control addresses showed, for the domain cache's time to live. */
+export const EVIDENCE_CACHE = { name: 'verify:controls:v1', codec: jsonCodec(controlEvidenceSchema), memoryEntries: 10_000 };
+
+/** The sight's verdicts and lookups in these metrics. */
+export function observeSight(sight: Sight, metrics: VerifyMetrics): void {
   const setAside = (counts: Map<string, number>) => counts.forEach((count, egress) => metrics.egressSetAside.set({ egress }, count));
-  sight.listeners.set(registry, {
+  sight.listeners.set(metrics, {
     lookup: (type, result) => metrics.dnsLookups.inc({ type, result }),
     resolver: (verdict) => metrics.resolverTrusted.set(verdict.healthy ? 1 : 0),
     egress: (verdict, pool) => {
@@ -70,38 +89,53 @@ function observe(sight: Sight, registry: Registry, metrics: ReturnType<typeof cr
   if (egressMonitor.current !== undefined) metrics.egressOpen.set(egressMonitor.current.healthy ? 1 : 0);
 }
 
+/**
+ * The parts of a verifier alone, chosen from its options: caches and politeness in `redis` when
+ * given, else in memory; its own sight, started here. A process's verifiers share theirs instead.
+ */
+function partsAlone(options: VerifyHandlerOptions): VerifyParts {
+  const { config, redis } = options;
+  const metrics = options.registry === undefined ? undefined : createVerifyMetrics(options.registry);
+  const sight = startSight(config, options.logger);
+  if (metrics !== undefined) observeSight(sight, metrics);
+  const prefix = config.REDIS_PREFIX;
+  return {
+    config,
+    sight,
+    registry: options.registry,
+    metrics,
+    outcomes:
+      redis === undefined
+        ? new MemoryTtlCache<CachedOutcome>()
+        : new RedisTtlCache(redis, `${prefix}:${OUTCOME_CACHE.name}`, OUTCOME_CACHE.codec),
+    evidence:
+      redis === undefined
+        ? new MemoryTtlCache<ControlEvidence>(EVIDENCE_CACHE.memoryEntries)
+        : new RedisTtlCache(redis, `${prefix}:${EVIDENCE_CACHE.name}`, EVIDENCE_CACHE.codec),
+    polite: politenessState(config, redis, options.registry),
+    feedback:
+      options.feedback ??
+      (redis !== undefined ? redisFeedback(redis, prefix, config) : config.mode === 'embedded' ? memoryFeedback(config) : undefined),
+  };
+}
+
+/** A verifier alone, its parts made from its options (tests and benches; a process shares its parts: `assembleVerifier`). */
 export function createVerifier(options: VerifyHandlerOptions): Verifier {
-  const { config } = options;
-  const metrics = options.registry === undefined ? undefined : metricsOf(options.registry);
-  const sight = sightFor(config, options.logger);
-  if (options.registry !== undefined && metrics !== undefined) observe(sight, options.registry, metrics);
+  return assembleVerifier(partsAlone(options), {
+    limiter: options.limiter ?? new HostLimiter(options.config.VERIFY_MAX_CONNECTIONS_PER_HOST),
+    priority: options.priority ?? 'batch',
+    tuning: options.tuning,
+  });
+}
+
+/** A verifier on a process's shared parts. */
+export function assembleVerifier(parts: VerifyParts, use: VerifierUse): Verifier {
+  const { config, sight, metrics, polite, feedback } = parts;
   const resolver = sight.dns;
   const provider = (name: string | null) => name ?? 'other';
-  // Keys are hashes of addresses and values hold none (cached-outcome.ts); `v3` (compact values,
-  // shorter keys) leaves older entries unread: they lapse with their time to live.
-  const store: TtlCache<CachedOutcome> =
-    options.redis === undefined
-      ? new MemoryTtlCache<CachedOutcome>()
-      : new RedisTtlCache(options.redis, `${config.REDIS_PREFIX}:verify:outcome:v3`, {
-          encode: encodeCachedOutcome,
-          decode: decodeCachedOutcome,
-        });
   const ttl = config.VERIFY_RESULT_CACHE_TTL_S;
   const domainTtl = config.VERIFY_DOMAIN_CACHE_TTL_S;
-  const evidence: TtlCache<ControlEvidence> =
-    options.redis === undefined
-      ? new MemoryTtlCache<ControlEvidence>(10_000)
-      : new RedisTtlCache(options.redis, `${config.REDIS_PREFIX}:verify:controls:v1`, jsonCodec(controlEvidenceSchema));
-  const polite = politenessState(config, options.redis, options.registry);
-  const gate = new SessionGate(polite.backoff, polite.budgets, politenessEvents(options.registry));
-  // Embedded mode shares the gateway's (one per configuration); a distributed worker reads Redis.
-  const feedback =
-    options.feedback ??
-    (options.redis !== undefined
-      ? redisFeedback(options.redis, config.REDIS_PREFIX, config)
-      : config.mode === 'embedded'
-        ? memoryFeedback(config)
-        : undefined);
+  const gate = new SessionGate(polite.backoff, polite.budgets, politenessEvents(parts.registry));
   return new Verifier({
     ...(feedback === undefined ? {} : { feedback }),
     lookupMailHosts: (domain) => resolver.lookupMailHosts(domain),
@@ -112,14 +146,17 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
     ...(domainTtl > 0
       ? {
           evidence: {
-            get: (domain: string) => evidence.get(domain),
-            set: (domain: string, value: ControlEvidence) => evidence.set(domain, value, domainTtl),
+            get: (domain: string) => parts.evidence.get(domain),
+            set: (domain: string, value: ControlEvidence) => parts.evidence.set(domain, value, domainTtl),
           },
         }
       : {}),
     cache:
       ttl > 0
-        ? { get: (key) => store.get(key), set: (key, value, seconds) => store.set(key, value, Math.min(ttl, seconds ?? ttl)) }
+        ? {
+            get: (key) => parts.outcomes.get(key),
+            set: (key, value, seconds) => parts.outcomes.set(key, value, Math.min(ttl, seconds ?? ttl)),
+          }
         : undefined,
     onResult: (result) => metrics?.verdicts.inc({ verdict: result.verdict, reason: result.reason }),
     probe: {
@@ -128,7 +165,7 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
         if (refused.length > 0) metrics?.privateRefusals.inc(refused.length);
         return allowed;
       },
-      limiter: options.limiter ?? new HostLimiter(config.VERIFY_MAX_CONNECTIONS_PER_HOST),
+      limiter: use.limiter,
       session: {
         port: config.VERIFY_SMTP_PORT,
         heloName: config.heloName,
@@ -145,8 +182,8 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
           sight.pool.setAsideCounts().forEach((count, label) => metrics?.egressSetAside.set({ egress: label }, count));
         },
       },
-      ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
-      politeness: { gate, priority: options.priority ?? 'batch' },
+      ...(use.tuning === undefined ? {} : { tuning: use.tuning }),
+      politeness: { gate, priority: use.priority },
       trackOpen: (delta) => metrics?.smtpSessionsOpen.inc(delta),
       onReply: (code) => metrics?.smtpReplies.inc({ class: `${Math.floor(code / 100)}xx` }),
       observeSession: (result) =>
@@ -158,7 +195,11 @@ export function createVerifier(options: VerifyHandlerOptions): Verifier {
 }
 
 export function createVerifyHandler(options: VerifyHandlerOptions): RegisteredHandler {
-  const verifier = createVerifier(options);
+  return verifyJobHandler(createVerifier(options));
+}
+
+/** The `verify` job's handler on a verifier. */
+export function verifyJobHandler(verifier: Verifier): RegisteredHandler {
   // The job's answer carries no address (it passes through Redis); the gateway adds the entries back.
   return registerHandler(VERIFY_JOB, async ({ emails, keyId }, context) => ({
     results: (

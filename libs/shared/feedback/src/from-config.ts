@@ -29,19 +29,12 @@ export function feedbackFromConfig(env: FeedbackEnv, store: FeedbackStore, keptS
   });
 }
 
-const embedded = new WeakMap<FeedbackEnv, Feedback>();
-
 /**
  * Embedded mode: memory, and a secret made at start-up when none is configured (the memory dies
- * with it anyway). One per configuration object, so that the gateway and the verifier of one
- * embedded process, each given the same configuration, share it.
+ * with it anyway). Made once by the embedded backend (`@svc/backend`), whose gateway and verifier
+ * share it.
  */
 export function memoryFeedback(env: FeedbackEnv): Feedback {
-  let feedback = embedded.get(env);
-  if (feedback === undefined) {
-    const secret = generateHashSecret();
-    feedback = feedbackFromConfig(env, new MemoryFeedbackStore(settingsOf(env).retentionMs), () => Promise.resolve(secret));
-    embedded.set(env, feedback);
-  }
-  return feedback;
+  const secret = generateHashSecret();
+  return feedbackFromConfig(env, new MemoryFeedbackStore(settingsOf(env).retentionMs), () => Promise.resolve(secret));
 }

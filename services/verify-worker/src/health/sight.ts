@@ -1,8 +1,8 @@
 /**
  * What a verify-worker process can see of the internet: its resolver (and that resolver's
  * cache), whether the resolver tells the truth, whether port 25 can be reached, and the egress
- * pool. One per process and configuration, shared by the batch and the list verifiers, so the
- * canaries are checked once however many verifiers there are; started when first asked for.
+ * pool. One per process, shared by the batch and the list verifiers, so the canaries are checked
+ * once however many verifiers there are.
  */
 import net from 'node:net';
 import type { Config } from '@svc/config';
@@ -28,9 +28,11 @@ export interface Sight {
   health: VerifierHealth;
   resolverMonitor: HealthMonitor<ResolverCanaries>;
   egressMonitor: HealthMonitor<EgressReport>;
-  /** Listeners by owner (a metrics registry): one each, however many verifiers share the sight. */
+  /** Listeners by owner (a set of metrics): one each, however many verifiers share the sight. */
   listeners: Map<object, SightListener>;
   logger: Logger | undefined;
+  /** Ends the periodic checks. */
+  stop(): void;
 }
 
 /** `host` or `host:port` (IPv6 in brackets), the port defaulting to the SMTP port. */
@@ -41,26 +43,12 @@ export function parseSmtpCanary(value: string, defaultPort: number): EgressTarge
   return { host, port: port === undefined ? defaultPort : Number(port) };
 }
 
-const sights = new Map<string, Sight>();
-
-/** The process's sight for this configuration, created and started on first use. */
-export function sightFor(config: Config, logger?: Logger): Sight {
-  const key = JSON.stringify([
-    config.VERIFY_DNS_SERVERS,
-    config.VERIFY_DNS_CANARIES,
-    config.VERIFY_SMTP_CANARIES,
-    config.VERIFY_SMTP_PORT,
-    config.VERIFY_SOCKS_PROXY,
-    config.VERIFY_CONNECT_TIMEOUT_MS,
-    config.VERIFY_DOMAIN_CACHE_TTL_S,
-  ]);
-  const known = sights.get(key);
-  if (known !== undefined) {
-    known.logger ??= logger;
-    return known;
-  }
+/**
+ * A sight for this configuration, its monitors started. A process makes one and hands it to each
+ * of its verifiers (`worker-parts.ts`); `stop` ends its checks.
+ */
+export function startSight(config: Config, logger?: Logger): Sight {
   const sight = createSight(config, logger);
-  sights.set(key, sight);
   sight.resolverMonitor.start();
   sight.egressMonitor.start();
   return sight;
@@ -68,7 +56,6 @@ export function sightFor(config: Config, logger?: Logger): Sight {
 
 function createSight(config: Config, logger: Logger | undefined): Sight {
   const listeners = new Map<object, SightListener>();
-  // The logger of the first verifier that has one (sightFor fills it in later if need be).
   const log = (): Logger | undefined => sight.logger;
   const dns: DnsResolver = new DnsResolver({
     servers: config.VERIFY_DNS_SERVERS,
@@ -120,7 +107,11 @@ function createSight(config: Config, logger: Logger | undefined): Sight {
       egressOpen: egressMonitor.current?.healthy !== false,
     }),
   };
-  const sight: Sight = { dns, pool, health, resolverMonitor, egressMonitor, listeners, logger };
+  const stop = (): void => {
+    resolverMonitor.stop();
+    egressMonitor.stop();
+  };
+  const sight: Sight = { dns, pool, health, resolverMonitor, egressMonitor, listeners, logger, stop };
   return sight;
 }
 

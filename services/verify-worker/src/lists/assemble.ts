@@ -1,7 +1,7 @@
 /**
  * A verify-worker's list work assembled from configuration: the engine at list priority (sharing
- * session slots with the batch route, batches first), the store, queue and meter of the mode.
- * Distributed mode's Redis parts are in `distributed-work.ts`, so embedded mode loads no BullMQ.
+ * session slots with the batch route, batches first), the store, queue and meter of the backend
+ * (`worker-parts.ts`), which also takes the list jobs off its queue.
  */
 import type { Config } from '@svc/config';
 import type { Redis } from '@svc/jobs/redis';
@@ -15,6 +15,7 @@ import type { Registry } from 'prom-client';
 import type { SessionLimiter } from '../engine/host-limiter.ts';
 import type { ProbeTuning } from '../engine/mail-server-probe.ts';
 import { createVerifier } from '../handler.ts';
+import type { Verifier } from '../engine/verifier.ts';
 
 /** How often a list processor looks for expired lists and stalled work. */
 export const JANITOR_INTERVAL_MS = 30_000;
@@ -35,10 +36,10 @@ export interface ListWorkParts {
   feedback?: Feedback;
 }
 
+/** A list processor with a verifier of its own, made from the parts' options (tests; a process shares its parts: `listProcessorOn`). */
 export function createListProcessor(parts: ListWorkParts): ListProcessor {
-  const { config } = parts;
   const verifier = createVerifier({
-    config,
+    config: parts.config,
     ...(parts.registry === undefined ? {} : { registry: parts.registry }),
     ...(parts.redis === undefined ? {} : { redis: parts.redis }),
     ...(parts.logger === undefined ? {} : { logger: parts.logger }),
@@ -47,6 +48,15 @@ export function createListProcessor(parts: ListWorkParts): ListProcessor {
     ...(parts.tuning === undefined ? {} : { tuning: parts.tuning }),
     ...(parts.feedback === undefined ? {} : { feedback: parts.feedback }),
   });
+  return listProcessorOn(verifier, parts);
+}
+
+/** The list processor on a verifier at list priority. */
+export function listProcessorOn(
+  verifier: Verifier,
+  parts: Pick<ListWorkParts, 'config' | 'store' | 'queue' | 'meter' | 'dispatcher' | 'logger'>,
+): ListProcessor {
+  const { config } = parts;
   return new ListProcessor({
     store: parts.store,
     queue: parts.queue,

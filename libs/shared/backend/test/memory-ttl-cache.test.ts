@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryTtlCache } from '../../src/cache/ttl-cache.ts';
+import { MemoryTtlCache } from '../src/ttl-cache.ts';
 
 describe('memory TTL cache', () => {
   it('keeps each entry for its own time to live', async () => {
