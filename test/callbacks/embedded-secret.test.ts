@@ -3,6 +3,7 @@
  * one once, like the development key; with it set, prints none. And the two configuration names.
  */
 import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '@svc/config';
 import { spawnNode, stopProcessTree, childEnv } from '@svc/testkit';
@@ -13,7 +14,7 @@ afterEach(async () => {
   for (const child of children.splice(0)) await stopProcessTree(child);
 });
 
-/** Starts `npm start`'s entry point and returns its output once the development key is printed. */
+/** Starts `npm start`'s entry point and returns all it printed, once it printed the development key. */
 async function startEmbedded(extra: Record<string, string>): Promise<string> {
   const env: Record<string, string | undefined> = childEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extra });
   if (extra.LIST_WEBHOOK_SECRET === undefined) delete env.LIST_WEBHOOK_SECRET;
@@ -21,9 +22,12 @@ async function startEmbedded(extra: Record<string, string>): Promise<string> {
   children.push(child);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const ended = once(child.stdout!, 'end');
   await expect.poll(() => /sk_[A-Za-z0-9]{32}/.test(output), { timeout: 30_000, interval: 100 }).toBe(true);
-  // Whatever comes after the key is written in the same turn; give the pipe a moment.
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // Whatever comes after the key is written in the same turn: stopping the process then ends its
+  // output, so all of it has been read (no pause that a slow pipe could outlast).
+  await stopProcessTree(child);
+  await ended;
   return output;
 }
 

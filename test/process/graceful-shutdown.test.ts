@@ -21,6 +21,9 @@ describe('graceful shutdown of the gateway process', () => {
   let baseUrl: string;
   let jobsTaken = 0;
   let exitCode: Promise<number | null>;
+  // The jobs run until the test lets them end: the gateway drains while they are still running.
+  let releaseJobs = (): void => undefined;
+  const jobsReleased = new Promise<void>((resolve) => (releaseJobs = resolve));
 
   beforeAll(async () => {
     const url = testRedisUrl();
@@ -30,7 +33,7 @@ describe('graceful shutdown of the gateway process', () => {
     redis.disconnect();
     const slowQr = registerHandler(QR_JOB, async (payload) => {
       jobsTaken += 1;
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await jobsReleased;
       return renderQr(payload);
     });
     worker = startBullWorker(slowQr, { redis: url, redisPrefix: prefix, concurrency: 50 });
@@ -57,6 +60,7 @@ describe('graceful shutdown of the gateway process', () => {
   });
 
   afterAll(async () => {
+    releaseJobs();
     if (gateway !== undefined) await stopProcessTree(gateway, { signal: 'SIGKILL' });
     await worker?.close();
     await dropPrefix(testRedisUrl(), prefix);
@@ -72,8 +76,8 @@ describe('graceful shutdown of the gateway process', () => {
     // Every request is accepted and its job running before the signal lands.
     await waitUntil(() => jobsTaken === requests.length, 10_000, 'the worker to hold every job');
     gateway.kill('SIGTERM');
-    // Draining, as soon as the signal is handled and while the jobs still run (1.5 s each): a new
-    // request on a new connection is not accepted (refused or 503).
+    // Draining, as soon as the signal is handled and while the jobs still run (until released): a
+    // new request on a new connection is not accepted (refused or 503).
     const readiness = () =>
       fetch(`${baseUrl}/readyz`).then(
         (response) => response.status,
@@ -81,6 +85,7 @@ describe('graceful shutdown of the gateway process', () => {
       );
     await expect.poll(readiness, { timeout: 1_000, interval: 20 }).not.toBe(200);
     expect([0, 503]).toContain(await readiness());
+    releaseJobs();
 
     const answers = await Promise.all(requests);
     expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);

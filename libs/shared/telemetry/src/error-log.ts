@@ -33,25 +33,26 @@ export type WindowedLog = (logger: LineWriter, level: LogLevel, kind: string, fi
  * at the end of the window writes the last one left out with `suppressed` (how many were). That
  * line opens a new window, so a kind never writes more than one line per window. Each report
  * names the logger it is written to: the windows are shared, the lines keep their own bindings
- * (the summary goes to the last report's logger, as it describes that report).
+ * (the summary goes to the last report's logger, as it describes that report). `now` is the
+ * clock the windows are measured by (a test moves it past a window instead of waiting it out).
  */
-export function windowedLog(intervalMs = ERROR_LOG_WINDOW_MS): WindowedLog {
+export function windowedLog(intervalMs = ERROR_LOG_WINDOW_MS, now: () => number = Date.now): WindowedLog {
   const windows = new Map<string, Window>();
   const flush = (kind: string, window: Window): void => {
     window.timer = undefined;
     const { last, suppressed } = window;
     if (last === undefined || suppressed === 0) return void windows.delete(kind);
-    windows.set(kind, { startedAt: Date.now(), suppressed: 0 });
+    windows.set(kind, { startedAt: now(), suppressed: 0 });
     last.logger[last.level]({ ...last.fields, suppressed, windowMs: intervalMs }, `${last.message} (repeated)`);
   };
   return (logger, level, kind, fields, message) => {
-    const now = Date.now();
+    const at = now();
     const window = windows.get(kind);
-    if (window !== undefined && now - window.startedAt < intervalMs) {
+    if (window !== undefined && at - window.startedAt < intervalMs) {
       window.suppressed += 1;
       window.last = { logger, level, fields, message };
       // Unref'd: a pending count must not keep a stopping process alive.
-      window.timer ??= setTimeout(() => flush(kind, window), window.startedAt + intervalMs - now).unref();
+      window.timer ??= setTimeout(() => flush(kind, window), window.startedAt + intervalMs - at).unref();
       return;
     }
     if (window === undefined && windows.size >= MAX_KINDS) {
@@ -60,14 +61,14 @@ export function windowedLog(intervalMs = ERROR_LOG_WINDOW_MS): WindowedLog {
     // A window whose count was not written yet (its timer late) hands the count to this line.
     if (window?.timer !== undefined) clearTimeout(window.timer);
     const suppressed = window?.suppressed ?? 0;
-    windows.set(kind, { startedAt: now, suppressed: 0 });
+    windows.set(kind, { startedAt: at, suppressed: 0 });
     logger[level](suppressed === 0 ? fields : { ...fields, suppressed, windowMs: intervalMs }, message);
   };
 }
 
 /** `windowedLog` writing to one logger. */
-export function rateLimitedLog(logger: Logger, intervalMs = ERROR_LOG_WINDOW_MS): RateLimitedLog {
-  const log = windowedLog(intervalMs);
+export function rateLimitedLog(logger: Logger, intervalMs = ERROR_LOG_WINDOW_MS, now: () => number = Date.now): RateLimitedLog {
+  const log = windowedLog(intervalMs, now);
   return (level, kind, fields, message) => log(logger, level, kind, fields, message);
 }
 

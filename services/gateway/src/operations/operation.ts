@@ -2,7 +2,9 @@
  * A billable operation written once: its input (as each door receives it), the job payload that
  * input becomes, the job kind that runs it and what its result answers. The REST routes and the
  * tools are doors around it: they adapt their transport (query string or body vs JSON
- * arguments, HTTP response vs tool result) and nothing else, so both answer alike.
+ * arguments, HTTP response vs tool result) and nothing else, so both answer alike. The list
+ * operations, calls of the list service rather than jobs, are written the same way with their
+ * route and tool documentation beside them (list-operation.ts, lists/).
  */
 import type { ApiError, JobKind, OperationId } from '@svc/contracts';
 import type { z } from 'zod';

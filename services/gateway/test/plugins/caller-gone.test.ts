@@ -6,7 +6,8 @@
  * loopback port: `inject` has no connection to close.
  */
 import { createAccessLog, createGatewayMetrics, createRegistry } from '@svc/telemetry';
-import Fastify, { type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import { once } from 'node:events';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,16 +36,20 @@ await app.register(authPlugin, { keys });
 const allowances = { 'email-verify.batch': 1, 'email-verify.single': 1, 'qr.generate': 1, 'qr.wifi': 1, 'email-verify.list': 1 };
 await app.register(meteringPlugin, { meter, freeAllowances: allowances, metrics, deadlines: { ...allowances }, meterTimeoutMs: 0 });
 const charges: string[] = [];
-/** Waits until the caller has left (or 1 s), reading the signal first when `early`. */
-async function watch(request: FastifyRequest, early: boolean): Promise<void> {
+/**
+ * Waits until the caller has left (its response closed before it was written; this listener runs
+ * after the plugin's, which marks the request), or 1 s for one who stays, reading the signal
+ * first when `early`.
+ */
+async function watch(request: FastifyRequest, reply: FastifyReply, early: boolean): Promise<void> {
   const before = early ? request.callerGone : undefined;
-  for (let waited = 0; waited < 1_000 && !request.callerLeft; waited += 20) await sleep(20);
+  if (!request.callerLeft) await Promise.race([once(reply.raw, 'close'), sleep(1_000)]);
   seen.push({ readBefore: before?.aborted, left: request.callerLeft, readAfter: request.callerGone.aborted });
 }
-app.get('/early', async (request) => watch(request, true).then(() => 'done'));
-app.get('/late', async (request) => watch(request, false).then(() => 'done'));
+app.get('/early', async (request, reply) => watch(request, reply, true).then(() => 'done'));
+app.get('/late', async (request, reply) => watch(request, reply, false).then(() => 'done'));
 app.get('/charged', { config: { operation: 'qr.generate', auth: 'key' } }, async (request, reply) => {
-  await watch(request, false);
+  await watch(request, reply, false);
   await app.charge(request, reply).then(
     () => charges.push('billed'),
     (error: unknown) => charges.push(error instanceof Error ? error.name : 'unknown'),
@@ -68,8 +73,7 @@ describe('the caller-gone signal', () => {
     seen.length = 0;
     await leave('/early');
     await leave('/late');
-    const deadline = Date.now() + 3_000;
-    while (seen.length < 2 && Date.now() < deadline) await sleep(20);
+    await expect.poll(() => seen.length, { timeout: 3_000, interval: 10 }).toBe(2);
     expect(seen).toEqual(
       expect.arrayContaining([
         { readBefore: true, left: true, readAfter: true },
@@ -88,8 +92,7 @@ describe('the caller-gone signal', () => {
   it('bills nothing for a caller who left before its answer, though nothing read the signal', async () => {
     seen.length = 0;
     await leave('/charged', `Authorization: Bearer ${token}\r\n`);
-    const deadline = Date.now() + 3_000;
-    while (charges.length === 0 && Date.now() < deadline) await sleep(20);
+    await expect.poll(() => charges.length, { timeout: 3_000, interval: 10 }).toBe(1);
     expect(charges).toEqual(['CallerGoneError']);
     expect(await meter.usage(key.id, billingPeriod())).toEqual({});
   });
