@@ -238,13 +238,14 @@ async function listPhase(product: Product, servers: RigSmtpServer[], emails = ad
 }
 
 interface BatchBody {
-  results: Array<{ verdict: keyof Verdicts }>;
+  results: Array<{ verdict: keyof Verdicts; reason: string }>;
 }
 
 async function batchPhase(product: Product, servers: RigSmtpServer[], all = addresses('batch')): Promise<Measured> {
   const counted = counting(servers);
   const batches = Array.from({ length: all.length / BATCH }, (_, b) => all.slice(b * BATCH, (b + 1) * BATCH));
   const verdicts: Verdicts = { deliverable: 0, risky: 0, undeliverable: 0 };
+  const risky = new Map<string, number>();
   let costMicro = 0;
   let next = 0;
   const started = performance.now();
@@ -256,7 +257,10 @@ async function batchPhase(product: Product, servers: RigSmtpServer[], all = addr
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ emails }),
       });
-      for (const result of body.results) verdicts[result.verdict] += 1;
+      for (const result of body.results) {
+        verdicts[result.verdict] += 1;
+        if (result.verdict === 'risky') risky.set(result.reason, (risky.get(result.reason) ?? 0) + 1);
+      }
       costMicro += Math.round(Number(headers.get('x-service-cost') ?? 0) * 1e6);
     }
   };
@@ -269,7 +273,7 @@ async function batchPhase(product: Product, servers: RigSmtpServer[], all = addr
     rcpts,
     verdicts,
     costUsd: String(costMicro / 1e6),
-    extra: `${batches.length} calls, ${BATCH_CONCURRENCY} at once`,
+    extra: `${batches.length} calls, ${BATCH_CONCURRENCY} at once${risky.size === 0 ? '' : `; risky: ${[...risky].map(([reason, n]) => `${reason} ${n}`).join(', ')}`}`,
   };
 }
 

@@ -23,9 +23,10 @@ import { refusesTheClient } from '../checks/refused-client.ts';
 import type { MailHost } from '../dns/resolver.ts';
 import { runSmtpSession, type SmtpReply, type SmtpSessionResult, type SmtpStage } from '../smtp/session.ts';
 import type { GateTarget, SessionGate, WorkPriority } from '../politeness/session-gate.ts';
-import { idleKey, type IdleSessions, type ParkedSession } from '../smtp/idle-sessions.ts';
+import { idleKey, type IdleSessions } from '../smtp/idle-sessions.ts';
 import type { Egress, EgressPool } from './egress-pool.ts';
 import type { SessionLimiter } from './host-limiter.ts';
+import { takeSessionSlot } from './session-slot.ts';
 
 /** RFC 5321 §4.5.3.1.8: a server must accept at least 100 recipients per transaction. */
 export const MAX_RCPT_PER_SESSION = 100;
@@ -181,7 +182,8 @@ export async function probeMailServers(
       const target: GateTarget = { key: politeKey, provider, egress: egress?.label ?? 'direct' };
       const politeness = deps.politeness;
       // A parked session to this server carries the next recipients without a new connection.
-      const parked = deps.session.idle?.has(idleKey({ ...deps.session, host: address, socksProxy })) === true;
+      const idleAt = idleKey({ ...deps.session, host: address, socksProxy });
+      const parked = deps.session.idle?.has(idleAt) === true;
       const entry = await politeness?.gate
         .enter(target, wanted, politeness.priority, signal, context.deadlineAt, tuning.minRetryTimeLeftMs, !parked)
         .catch((error: unknown) => {
@@ -199,30 +201,36 @@ export async function probeMailServers(
       let result: SmtpSessionResult | undefined;
       try {
         const { socksProxy: _configured, ...session } = deps.session;
-        const run = (onClosed: () => void, resume: ParkedSession | undefined) =>
-          runSmtpSession({
-            ...session,
-            ...(socksProxy === undefined ? {} : { socksProxy }),
-            ...(resume === undefined ? {} : { resume }),
-            host: address,
-            servername: name,
-            recipients: chunk,
-            maxRecipients: Math.min(left, allowed, limits.maxRecipients ?? MAX_RCPT_PER_SESSION),
-            rejectionCap: limits.rejectionCap,
-            slowReplyMs: tuning.slowReplyMs,
-            signal,
-            onReply: deps.onReply,
-            onClosed,
-          });
-        result = await holdSlotUntilClosed(deps.limiter, address, context, (onClosed) => {
-          // Once the slot is held, a parked session to this server serves instead of a new connection.
-          const resume = deps.session.idle?.take(idleKey({ ...deps.session, host: address, socksProxy }));
-          deps.trackOpen?.(1);
-          if (egress !== undefined && resume === undefined) deps.egress?.onSession?.(egress, provider);
-          return run(() => {
-            deps.trackOpen?.(-1);
-            onClosed();
-          }, resume);
+        const { slot, resume } = await takeSessionSlot(deps.limiter, deps.session.idle, idleAt, address, signal);
+        try {
+          await context.beforeSession?.();
+        } catch (error) {
+          if (resume === undefined) slot.release();
+          else deps.session.idle?.end(resume);
+          throw error;
+        }
+        deps.trackOpen?.(1);
+        if (egress !== undefined && resume === undefined) deps.egress?.onSession?.(egress, provider);
+        result = await runSmtpSession({
+          ...session,
+          ...(socksProxy === undefined ? {} : { socksProxy }),
+          ...(resume === undefined ? {} : { resume }),
+          slot,
+          host: address,
+          servername: name,
+          recipients: chunk,
+          maxRecipients: Math.min(left, allowed, limits.maxRecipients ?? MAX_RCPT_PER_SESSION),
+          rejectionCap: limits.rejectionCap,
+          slowReplyMs: tuning.slowReplyMs,
+          signal,
+          onReply: deps.onReply,
+          onClosed: () => deps.trackOpen?.(-1),
+        }).catch((error: unknown) => {
+          // Unsafe input, refused before any connection: nothing holds the slot.
+          deps.trackOpen?.(-1);
+          if (resume === undefined) slot.release();
+          else deps.session.idle?.end(resume);
+          throw error instanceof Error ? error : new Error(String(error));
         });
       } catch (error) {
         if (entry?.open === true) await politeness?.gate.leave(target, entry, { spoke: false, rcptReplies: [], answered: 0 });
@@ -285,33 +293,6 @@ export async function probeMailServers(
   const rest: ProbeOutcome = stopped ?? (signal.aborted && lastFailure.kind !== 'session' ? { kind: 'timeout' } : lastFailure);
   for (const recipient of pending) outcomes.set(recipient, rest);
   return outcomes;
-}
-
-/**
- * Runs a session in a limiter slot held until its connection is closed, while its result is
- * used as soon as it is in: a server counts a connection until it closes (after its reply to
- * QUIT), so the next session must not open before then when the limit is reached.
- */
-function holdSlotUntilClosed(
-  limiter: SessionLimiter,
-  address: string,
-  { signal, beforeSession }: Pick<ProbeContext, 'signal' | 'beforeSession'>,
-  session: (onClosed: () => void) => Promise<SmtpSessionResult>,
-): Promise<SmtpSessionResult> {
-  return new Promise((resolve, reject) => {
-    limiter
-      .run(address, signal, async () => {
-        await beforeSession?.();
-        let release = () => {};
-        const closed = new Promise<void>((done) => (release = done));
-        session(release).then(resolve, (error: unknown) => {
-          release();
-          reject(error instanceof Error ? error : new Error(String(error)));
-        });
-        return closed;
-      })
-      .catch((error: unknown) => reject(error instanceof Error ? error : new Error(String(error))));
-  });
 }
 
 /** The delay a temporary refusal asks for, or the next backoff step; undefined when no round is left. */

@@ -22,7 +22,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from '@svc/jobs/redis';
-import type { SessionLimiter } from './host-limiter.ts';
+import { Slot, runInSlot, type HeldSlot, type SessionLimiter } from './host-limiter.ts';
 
 export type SessionPriority = 'batch' | 'list';
 
@@ -49,17 +49,44 @@ export class LocalPriorityLimiter implements PrioritySessionLimiter {
 
   constructor(private readonly perHost: number) {}
 
+  /** Slots given out, with their server and kind of work. */
+  private readonly held = new WeakMap<HeldSlot, { slot: Slot; host: string; priority: SessionPriority }>();
+
   for(priority: SessionPriority): SessionLimiter {
-    return { run: (host, signal, task) => this.run(priority, host, signal, task) };
+    const view: SessionLimiter = {
+      run: (host, signal, task) => runInSlot(view, host, signal, task),
+      acquire: async (host, signal) => {
+        await this.acquire(priority, host, signal);
+        return this.slot(priority, host);
+      },
+      adopt: (slot) => Promise.resolve(this.adopt(priority, slot)),
+    };
+    return view;
   }
 
-  async run<T>(priority: SessionPriority, host: string, signal: AbortSignal, task: () => Promise<T>): Promise<T> {
-    await this.acquire(priority, host, signal);
-    try {
-      return await task();
-    } finally {
-      this.release(priority, host);
+  run<T>(priority: SessionPriority, host: string, signal: AbortSignal, task: () => Promise<T>): Promise<T> {
+    return this.for(priority).run(host, signal, task);
+  }
+
+  private slot(priority: SessionPriority, host: string): HeldSlot {
+    const slot = new Slot(() => this.release(priority, host));
+    this.held.set(slot, { slot, host, priority });
+    return slot;
+  }
+
+  /** A parked connection's slot, counted again as `priority`'s when that kind of work may start now. */
+  private adopt(priority: SessionPriority, slot: HeldSlot): HeldSlot | undefined {
+    const held = this.held.get(slot);
+    if (held === undefined) return undefined;
+    const state = this.state(held.host);
+    state[held.priority] -= 1;
+    const allowed = this.canStart(state, priority);
+    if (!allowed || !held.slot.retire()) {
+      state[held.priority] += 1;
+      return undefined;
     }
+    state[priority] += 1;
+    return this.slot(priority, held.host);
   }
 
   private state(host: string): HostState {
@@ -148,7 +175,50 @@ if lists >= tonumber(ARGV[6]) or redis.call('ZCARD', KEYS[2]) > 0 then return 0 
 return take()
 `;
 
+/**
+ * A parked connection's slot taken over by another kind of work. KEYS: slots, waiting batches.
+ * ARGV: now, old token, new token, slot ttl, per host, priority, list share. The old lease is
+ * counted out and the new one in only if the new kind of work could take a slot now; else the
+ * old stays (and the caller ends its connection). 0 as well when the old lease has lapsed.
+ */
+const ADOPT = `
+local now = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local score = redis.call('ZSCORE', KEYS[1], ARGV[2])
+if not score then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[2])
+local held = redis.call('ZRANGE', KEYS[1], 0, -1)
+local allowed = #held < tonumber(ARGV[5])
+if allowed and ARGV[6] == 'list' then
+  local lists = 0
+  for _, token in ipairs(held) do
+    if string.sub(token, 1, 2) == 'l:' then lists = lists + 1 end
+  end
+  allowed = lists < tonumber(ARGV[7]) and redis.call('ZCARD', KEYS[2]) == 0
+end
+if not allowed then
+  redis.call('ZADD', KEYS[1], score, ARGV[2])
+  return 0
+end
+local ttl = tonumber(ARGV[4])
+redis.call('ZADD', KEYS[1], now + ttl, ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ttl * 2)
+return 1
+`;
+
 type LimiterRedis = Redis & {
+  hostSlotAdopt(
+    slots: string,
+    waiting: string,
+    now: number,
+    oldToken: string,
+    newToken: string,
+    ttl: number,
+    perHost: number,
+    priority: SessionPriority,
+    share: number,
+  ): Promise<number>;
   hostSlotAcquire(
     slots: string,
     waiting: string,
@@ -178,6 +248,9 @@ export interface RedisHostLimiterOptions {
 
 const RELEASE_RETRY_MS = 250;
 
+/** A lease's token: its kind of work first (the acquire script counts list leases by it). */
+const tokenFor = (priority: SessionPriority): string => `${priority === 'list' ? 'l' : 'b'}:${randomUUID()}`;
+
 /** A failure this recent, with no success since, makes the limiter unavailable. */
 const UNAVAILABLE_FOR_MS = 10_000;
 
@@ -189,6 +262,7 @@ export class RedisHostLimiter implements PrioritySessionLimiter {
 
   constructor(private readonly options: RedisHostLimiterOptions) {
     if (!('hostSlotAcquire' in options.redis)) options.redis.defineCommand('hostSlotAcquire', { numberOfKeys: 2, lua: ACQUIRE });
+    if (!('hostSlotAdopt' in options.redis)) options.redis.defineCommand('hostSlotAdopt', { numberOfKeys: 2, lua: ADOPT });
     this.redis = options.redis as LimiterRedis;
     this.slotTtlMs = options.slotTtlMs ?? 15_000;
     this.pollMs = options.pollMs ?? { batch: 20, list: 100 };
@@ -199,17 +273,28 @@ export class RedisHostLimiter implements PrioritySessionLimiter {
     return this.failedAt === undefined || Date.now() - this.failedAt > UNAVAILABLE_FOR_MS;
   }
 
+  /** Slots given out, with their server, lease token and renewal timer. */
+  private readonly held = new WeakMap<HeldSlot, { slot: Slot; host: string; token: string; renew: NodeJS.Timeout }>();
+
   for(priority: SessionPriority): SessionLimiter {
-    return { run: (host, signal, task) => this.run(priority, host, signal, task) };
+    const view: SessionLimiter = {
+      run: (host, signal, task) => runInSlot(view, host, signal, task),
+      acquire: async (host, signal) => {
+        const token = tokenFor(priority);
+        await this.claim(priority, host, token, signal);
+        return this.slot(host, token);
+      },
+      adopt: (slot) => this.adopt(priority, slot),
+    };
+    return view;
   }
 
-  // Both keys of a mail server in its own cluster slot: the acquire script touches the two.
-  private slotsKey = (host: string): string => `${this.options.prefix}:smtp-slots:{${host}}`;
-  private waitingKey = (host: string): string => `${this.options.prefix}:smtp-waiting:{${host}}`;
+  run<T>(priority: SessionPriority, host: string, signal: AbortSignal, task: () => Promise<T>): Promise<T> {
+    return this.for(priority).run(host, signal, task);
+  }
 
-  async run<T>(priority: SessionPriority, host: string, signal: AbortSignal, task: () => Promise<T>): Promise<T> {
-    const token = `${priority === 'list' ? 'l' : 'b'}:${randomUUID()}`;
-    await this.acquire(priority, host, token, signal);
+  /** A held lease, renewed until released (a parked connection's too: it is still open). */
+  private slot(host: string, token: string): HeldSlot {
     const renew = setInterval(() => {
       void this.redis
         .multi()
@@ -218,13 +303,41 @@ export class RedisHostLimiter implements PrioritySessionLimiter {
         .exec()
         .catch(() => undefined);
     }, this.slotTtlMs / 3);
-    try {
-      return await task();
-    } finally {
+    renew.unref();
+    const slot = new Slot(() => {
       clearInterval(renew);
-      await this.releaseSlot(host, token);
-    }
+      void this.releaseSlot(host, token);
+    });
+    this.held.set(slot, { slot, host, token, renew });
+    return slot;
   }
+
+  private async adopt(priority: SessionPriority, slot: HeldSlot): Promise<HeldSlot | undefined> {
+    const held = this.held.get(slot);
+    if (held === undefined) return undefined;
+    const token = tokenFor(priority);
+    const adopted = await this.redis
+      .hostSlotAdopt(
+        this.slotsKey(held.host),
+        this.waitingKey(held.host),
+        Date.now(),
+        held.token,
+        token,
+        this.slotTtlMs,
+        this.options.perHost,
+        priority,
+        listShare(this.options.perHost),
+      )
+      .catch(() => 0);
+    if (adopted !== 1) return undefined;
+    clearInterval(held.renew);
+    held.slot.retire();
+    return this.slot(held.host, token);
+  }
+
+  // Both keys of a mail server in its own cluster slot: the acquire script touches the two.
+  private slotsKey = (host: string): string => `${this.options.prefix}:smtp-slots:{${host}}`;
+  private waitingKey = (host: string): string => `${this.options.prefix}:smtp-waiting:{${host}}`;
 
   /**
    * Gives the slot back. A release that cannot reach Redis is tried again in the background
@@ -243,7 +356,7 @@ export class RedisHostLimiter implements PrioritySessionLimiter {
     await attempt();
   }
 
-  private async acquire(priority: SessionPriority, host: string, token: string, signal: AbortSignal): Promise<void> {
+  private async claim(priority: SessionPriority, host: string, token: string, signal: AbortSignal): Promise<void> {
     const waitTtl = this.pollMs[priority] * 5 + 1_000;
     for (;;) {
       signal.throwIfAborted();

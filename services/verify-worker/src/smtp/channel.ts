@@ -27,6 +27,8 @@ export class SmtpChannel {
   private waiter: Waiter | undefined;
   private ended: SmtpIoError | undefined;
   private plain: net.Socket | undefined;
+  /** `whenClosed`'s promise for the current socket. */
+  private closing: { socket: net.Socket; closed: Promise<void> } | undefined;
   private readonly onAbort = (): void => this.fail(new SmtpIoError('aborted', 'aborted'));
   private readonly onData = (chunk: Buffer): void => this.receive(chunk);
   private readonly onEnd = (): void => this.fail(new SmtpIoError('closed', 'connection closed by the server'));
@@ -151,7 +153,9 @@ export class SmtpChannel {
   whenClosed(): Promise<void> {
     const socket = this.socket;
     if (socket.closed) return Promise.resolve();
-    return new Promise((resolve) => socket.once('close', () => resolve()));
+    // One listener however often it is asked: a connection parked and taken many times asks each time.
+    if (this.closing?.socket !== socket) this.closing = { socket, closed: new Promise((resolve) => socket.once('close', () => resolve())) };
+    return this.closing.closed;
   }
 
   private release(): void {

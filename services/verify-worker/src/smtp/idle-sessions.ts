@@ -2,31 +2,62 @@
  * Idle SMTP sessions kept open briefly for the next batch to the same server
  * (`VERIFY_SMTP_SESSION_IDLE_MS`, decisions "Politeness at volume"): a session that ended cleanly
  * is parked here instead of sending QUIT, and the next session to that server, egress, HELO name
- * and sender takes it and starts with `RSET`. The session slot (engine/host-limiter.ts) is
- * given back when a session is parked, and a session takes a parked one only once it holds a
- * slot, so that the connections open to a server never exceed the slots. Within the server's own limits: at most `perKey`
- * parked per server (the per-server session limit), each reused at most `MAX_USES` times and for
- * at most `MAX_AGE_MS` (servers end long sessions themselves: Postfix after 100 transactions or
- * its idle timeout of 300 s), and a parked session the server closed is dropped.
+ * and sender takes it and starts with `RSET`.
+ *
+ * A parked connection is still a connection to the server, so it keeps its session slot
+ * (engine/host-limiter.ts): the slot goes to the session that takes the connection, or is given
+ * back once the parked connection is closed (idle too long, closed by the server, shutdown). A
+ * session waiting for a slot to a server also waits here (`wait`): a session parked meanwhile is
+ * handed straight to it, so that a slot held by a parked connection never idles while someone
+ * waits in this process.
+ *
+ * Within the server's own limits: at most `perKey` parked per server (the per-server session
+ * limit), each connection carrying at most `MAX_RESETS` RSETs and living at most `MAX_AGE_MS`.
+ * Postfix counts RSET as a "junk" command and, after `smtpd_junk_command_limit` (100) of them
+ * without mail delivered (a prober never delivers), counts each further one as an error and soon
+ * slows down or hangs up; 80 leaves room for the RSETs between the domains of a session.
  */
 import type { SmtpChannel } from './channel.ts';
+
+/** The session slot a connection holds (engine/host-limiter.ts): given back once, when the connection is done with it. */
+export interface HeldSlot {
+  release(): void;
+}
 
 export interface ParkedSession {
   channel: SmtpChannel;
   /** EHLO keywords of the connection. */
   keywords: Set<string>;
-  /** Sessions the connection carried. */
-  uses: number;
+  /** RSET commands sent on the connection so far. */
+  resets: number;
   openedAt: number;
+  /** The connection's session slot: passed to the session that takes it, released when it closes here. */
+  slot?: HeldSlot | undefined;
 }
 
-export const MAX_USES = 20;
+export const MAX_RESETS = 80;
 export const MAX_AGE_MS = 60_000;
 /** How long a parked session waits for the server's close after QUIT. */
 const QUIT_GRACE_MS = 2_000;
 
+interface Entry {
+  session: ParkedSession;
+  timer: NodeJS.Timeout;
+  /** Taken by a session: its slot is no longer this pool's to release. */
+  taken: boolean;
+}
+
+/** A session waiting for a slot to a server: a session parked for that server meanwhile is handed to it. */
+export interface IdleWaiter {
+  /** Resolves with a session handed over (its slot with it); never rejects. */
+  readonly handed: Promise<ParkedSession>;
+  /** Stops waiting; a session handed over but not used goes back to the pool. */
+  cancel(): void;
+}
+
 export class IdleSessions {
-  private readonly parked = new Map<string, Array<{ session: ParkedSession; timer: NodeJS.Timeout }>>();
+  private readonly parked = new Map<string, Entry[]>();
+  private readonly waiters = new Map<string, Array<(session: ParkedSession) => void>>();
 
   constructor(
     private readonly idleMs: number,
@@ -38,51 +69,91 @@ export class IdleSessions {
     return (this.parked.get(key) ?? []).some(({ session }) => session.channel.reusable);
   }
 
+  /** A parked session for `key`, with its slot (now the caller's), or undefined. */
   take(key: string): ParkedSession | undefined {
     const list = this.parked.get(key);
     while (list !== undefined && list.length > 0) {
-      const { session, timer } = list.pop()!;
-      clearTimeout(timer);
-      if (session.channel.reusable) {
+      const entry = list.pop()!;
+      clearTimeout(entry.timer);
+      if (entry.session.channel.reusable) {
+        entry.taken = true;
         if (list.length === 0) this.parked.delete(key);
-        return session;
+        return entry.session;
       }
-      session.channel.destroy();
+      entry.session.channel.destroy(); // its slot is released once closed (park's watcher)
     }
     this.parked.delete(key);
     return undefined;
   }
 
-  /** Parks the session; false (the caller ends it) when reuse is off, it served enough, or `key` has enough parked. */
+  /**
+   * Parks the session (or hands it to a session waiting for `key`); false (the caller ends it and
+   * keeps its slot) when reuse is off, it served enough, or `key` has enough parked.
+   */
   park(key: string, session: ParkedSession): boolean {
-    if (this.idleMs <= 0 || session.uses >= MAX_USES || Date.now() - session.openedAt > MAX_AGE_MS || !session.channel.reusable)
+    if (this.idleMs <= 0 || session.resets >= MAX_RESETS || Date.now() - session.openedAt > MAX_AGE_MS || !session.channel.reusable)
       return false;
+    session.channel.rebind(undefined);
+    const waiting = this.waiters.get(key);
+    const next = waiting?.shift();
+    if (waiting?.length === 0) this.waiters.delete(key);
+    if (next !== undefined) {
+      next(session);
+      return true;
+    }
     const list = this.parked.get(key) ?? [];
     if (list.length >= this.perKey) return false;
-    session.channel.rebind(undefined);
-    const entry = {
-      session,
-      timer: setTimeout(() => {
-        const at = list.indexOf(entry);
-        if (at !== -1) list.splice(at, 1);
-        if (list.length === 0 && this.parked.get(key) === list) this.parked.delete(key);
-        end(session);
-      }, this.idleMs),
-    };
+    const entry: Entry = { session, taken: false, timer: setTimeout(() => end(session), this.idleMs) };
     entry.timer.unref();
     list.push(entry);
     this.parked.set(key, list);
+    // However it closes here (idle too long, the server's close, shutdown), the slot goes back.
+    void session.channel.whenClosed().then(() => {
+      clearTimeout(entry.timer);
+      const current = this.parked.get(key);
+      const at = current?.indexOf(entry) ?? -1;
+      if (at !== -1) current!.splice(at, 1);
+      if (current?.length === 0) this.parked.delete(key);
+      if (!entry.taken) session.slot?.release();
+    });
     return true;
+  }
+
+  /** Waits for a session parked for `key` from now on (see IdleWaiter). */
+  wait(key: string): IdleWaiter {
+    let handedOver: ParkedSession | undefined;
+    let resolve: (session: ParkedSession) => void = () => {};
+    const handed = new Promise<ParkedSession>((done) => (resolve = done));
+    const receive = (session: ParkedSession) => {
+      handedOver = session;
+      resolve(session);
+    };
+    const list = this.waiters.get(key) ?? [];
+    list.push(receive);
+    this.waiters.set(key, list);
+    return {
+      handed,
+      cancel: () => {
+        const current = this.waiters.get(key);
+        const at = current?.indexOf(receive) ?? -1;
+        if (at !== -1) current!.splice(at, 1);
+        if (current?.length === 0) this.waiters.delete(key);
+        const unused = handedOver;
+        handedOver = undefined;
+        if (unused !== undefined && !this.park(key, unused)) this.end(unused);
+      },
+    };
+  }
+
+  /** Ends a session taken from here that will not be used: QUIT, then its slot goes back. */
+  end(session: ParkedSession): void {
+    end(session);
+    void session.channel.whenClosed().then(() => session.slot?.release());
   }
 
   /** Ends every parked session (shutdown). */
   close(): void {
-    for (const list of this.parked.values())
-      for (const { session, timer } of list) {
-        clearTimeout(timer);
-        end(session);
-      }
-    this.parked.clear();
+    for (const list of this.parked.values()) for (const { session } of list) end(session);
   }
 }
 

@@ -51,12 +51,13 @@ export async function runSmtpSession(request: SmtpSessionRequest): Promise<SmtpS
   return second.result;
 }
 
+/** Once every connection is closed (or parked): the slot goes back unless it went with the parked connection. */
 function notifyClosed(request: SmtpSessionRequest, sessions: Session[]): void {
-  if (request.onClosed === undefined) return;
-  const onClosed = request.onClosed;
+  const parked = sessions.some((session) => session.isParked);
   void Promise.all(sessions.map((session) => session.closed())).then(() => {
+    if (!parked) request.slot?.release();
     try {
-      onClosed();
+      request.onClosed?.();
     } catch {
       // A caller's bookkeeping must never break a probe.
     }
@@ -92,7 +93,8 @@ class Session {
   private channel: SmtpChannel | undefined;
   private toSend: string[];
   private keywords = new Set<string>();
-  private uses = 1;
+  /** RSETs sent on this connection (a parked one's count carries on). */
+  private resets = 0;
   private openedAt = Date.now();
   /** Handed to the idle sessions: not closed by this session. */
   private parked = false;
@@ -119,12 +121,17 @@ class Session {
       this.parked = idle.park(idleKey(this.req), {
         channel: this.channel,
         keywords: this.keywords,
-        uses: this.uses,
+        resets: this.resets,
         openedAt: this.openedAt,
+        slot: this.req.slot,
       });
     if (this.parked) return;
     if (this.abandon || (kind !== undefined && kind !== 'reply')) this.channel?.destroy();
     else this.channel?.quit(QUIT_GRACE_MS);
+  }
+
+  get isParked(): boolean {
+    return this.parked;
   }
 
   closed(): Promise<void> {
@@ -138,16 +145,17 @@ class Session {
     if (parked === undefined) return false;
     this.channel = parked.channel;
     this.channel.rebind(this.req.signal);
+    this.resets = parked.resets;
     try {
       await this.reset();
     } catch {
       this.channel.destroy();
       this.channel = undefined;
       this.stage = 'connect';
+      this.resets = 0;
       return false;
     }
     this.keywords = parked.keywords;
-    this.uses = parked.uses + 1;
     this.openedAt = parked.openedAt;
     this.result.reused = true;
     return true;
@@ -221,6 +229,7 @@ class Session {
 
   private async reset(): Promise<void> {
     this.stage = 'mail';
+    this.resets++;
     const reply = await this.command('RSET');
     if (reply.code !== 250) throw new ReplyStop(reply);
   }

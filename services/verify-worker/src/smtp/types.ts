@@ -1,6 +1,6 @@
 /** The SMTP prober's contract with its caller (the verification engine). No HTTP knowledge here. */
 import type { SmtpReply } from '../checks/smtp-replies.ts';
-import type { IdleSessions, ParkedSession } from './idle-sessions.ts';
+import type { HeldSlot, IdleSessions, ParkedSession } from './idle-sessions.ts';
 
 // The reply table (checks, the layer below) reads replies in this form; the prober hands them over in it.
 export type { SmtpReply };
@@ -49,8 +49,13 @@ export interface SmtpSessionRequest {
    * instead of a new connection, and this one is parked when it ends cleanly. Absent: QUIT.
    */
   idle?: IdleSessions;
-  /** A parked session to this server (taken by the caller from `idle` once it holds a slot): resumed with `RSET`. */
+  /** A parked session to this server (taken by the caller from `idle` with its slot): resumed with `RSET`. */
   resume?: ParkedSession;
+  /**
+   * The session slot the caller holds for this session (engine/host-limiter.ts): released once
+   * the connection is closed, or handed with the connection when it is parked in `idle`.
+   */
+  slot?: HeldSlot;
 }
 
 export type SmtpStage = 'connect' | 'banner' | 'ehlo' | 'starttls' | 'mail' | 'rcpt';

@@ -94,6 +94,37 @@ describe.each([
     expect(t.started).toEqual(['list-holding', 'batch', 'list-waiting']);
   });
 
+  it("a parked connection's slot: a batch takes it over at once; a list only while no batch waits for the server", async () => {
+    const [one, two] = await make(1);
+    const other = two ?? one;
+    const host = '192.0.2.1';
+    // A list's session ended and its connection was parked: the slot stays held. Parked
+    // connections belong to the process that parked them: `one` adopts; `other` is another worker.
+    const parked = await one.for('list').acquire(host, new AbortController().signal);
+    const taken = await one.for('batch').adopt(parked);
+    expect(taken).toBeDefined();
+    // Still one slot in all: a new session waits for it.
+    const late = new AbortController();
+    setTimeout(() => late.abort(new Error('waited')), 100);
+    await expect(other.for('batch').acquire(host, late.signal)).rejects.toThrow('waited');
+    // A batch waiting: the list may not take the parked connection's slot; its holder ends it and the batch gets the slot.
+    const waiting = other.for('batch').acquire(host, new AbortController().signal);
+    await sleep(50);
+    expect(await one.for('list').adopt(taken!)).toBeUndefined();
+    taken!.release();
+    (await waiting).release();
+    // With nobody waiting, a list takes it over.
+    const again = await one.for('batch').acquire(host, new AbortController().signal);
+    const byList = await one.for('list').adopt(again);
+    expect(byList).toBeDefined();
+    again.release(); // a handle taken over gives nothing back
+    const blocked = new AbortController();
+    setTimeout(() => blocked.abort(new Error('still held')), 100);
+    await expect(other.for('batch').acquire(host, blocked.signal)).rejects.toThrow('still held');
+    byList!.release();
+    (await other.for('batch').acquire(host, new AbortController().signal)).release();
+  });
+
   it('a waiter gives up when its signal aborts', async () => {
     const [one] = await make(1);
     const t = tracker();

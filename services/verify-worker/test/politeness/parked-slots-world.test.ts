@@ -1,0 +1,124 @@
+/**
+ * A parked (idle) SMTP connection keeps its session slot (smtp/idle-sessions.ts,
+ * engine/session-slot.ts): the connections open to one server, parked ones included, never
+ * exceed VERIFY_MAX_CONNECTIONS_PER_HOST, across two workers sharing Redis; and in embedded mode,
+ * where a list and the batch route share the parked connections and the slots, a list that keeps
+ * reusing its connection does not starve a batch arriving at the same server.
+ */
+import { describe, expect, it } from 'vitest';
+import { Registry } from 'prom-client';
+import { loadConfig } from '@svc/config';
+import { createRedis, waitForRedis, type Redis } from '@svc/jobs/redis';
+import { dropPrefix, testRedisUrl, uniquePrefix } from '@svc/testkit';
+import { createVerifier } from '../../src/handler.ts';
+import { LocalPriorityLimiter, RedisHostLimiter } from '../../src/engine/shared-host-limiter.ts';
+import { FAST_TUNING, mailDomain, useWorld, verdicts } from '../engine/world.ts';
+
+const KNOWN = (k: number) => k % 10 < 7;
+const users = (domain: string) => [
+  ...Array.from({ length: 400 }, (_, k) => k)
+    .filter(KNOWN)
+    .map((k) => `u${k}@${domain}`),
+  `postmaster@${domain}`,
+];
+const world = useWorld(
+  { ...mailDomain('two.test', '127.0.0.225'), ...mailDomain('shared.test', '127.0.0.226') },
+  {
+    '127.0.0.225': { users: users('two.test'), replyDelayMs: 10 },
+    '127.0.0.226': { users: users('shared.test'), replyDelayMs: 10 },
+  },
+);
+const expected = (emails: string[]) =>
+  Object.fromEntries(
+    emails.map((email) => [
+      email,
+      KNOWN(Number(/^u(\d+)@/.exec(email)![1])) ? 'deliverable/accepted_email' : 'undeliverable/rejected_email',
+    ]),
+  );
+const call = (ms = 5_000) => ({ deadlineAt: Date.now() + ms, signal: new AbortController().signal });
+const env = (perHost: number) => ({
+  ...world.dns.canaryEnv,
+  VERIFY_SMTP_PORT: String(world.port),
+  VERIFY_ALLOW_PRIVATE_MX: 'true',
+  VERIFY_HELO_NAME: 'probe.rig.test',
+  VERIFY_CONNECT_TIMEOUT_MS: '1000',
+  VERIFY_COMMAND_TIMEOUT_MS: '1000',
+  VERIFY_BATCH_DEADLINE_MS: '5000',
+  VERIFY_RESULT_CACHE_TTL_S: '0',
+  VERIFY_MAX_CONNECTIONS_PER_HOST: String(perHost),
+  // Long enough that a parked connection outlives the gap to the next batch (and any wait for it).
+  VERIFY_SMTP_SESSION_IDLE_MS: '3000',
+});
+
+describe('a parked connection keeps its slot', () => {
+  it('two workers sharing Redis: never more connections open to one server than the limit, parked ones included', async () => {
+    const url = testRedisUrl();
+    const prefix = uniquePrefix('parked-slots');
+    const clients: Redis[] = [createRedis(url, 'request'), createRedis(url, 'request')];
+    try {
+      await Promise.all(clients.map((client) => waitForRedis(client, 5_000)));
+      const config = loadConfig({ ...env(2), REDIS_PREFIX: prefix });
+      // Two workers: each its own Redis connection, limiter and idle connections; one prefix.
+      const workers = clients.map((redis) =>
+        createVerifier({
+          config,
+          redis,
+          limiter: new RedisHostLimiter({ redis, prefix, perHost: 2 }).for('batch'),
+          tuning: FAST_TUNING,
+        }),
+      );
+      let next = 0;
+      const lane = async (worker: (typeof workers)[number]) => {
+        for (let round = 0; round < 6; round++) {
+          const emails = Array.from({ length: 3 }, () => `u${next++}@two.test`);
+          expect(verdicts(await worker.verify(emails, call()))).toEqual(expected(emails));
+        }
+      };
+      // Three batches at a time on each worker, six rounds each: 36 batches to one server.
+      await Promise.all(workers.flatMap((worker) => [lane(worker), lane(worker), lane(worker)]));
+      const server = world.smtp.get('127.0.0.225')!;
+      expect(server.maxOpen).toBeLessThanOrEqual(2);
+      // Parked connections did carry later batches (else the limit would hold trivially).
+      expect(server.connections).toBeLessThan(36);
+    } finally {
+      clients.forEach((client) => client.disconnect());
+      await dropPrefix(url, prefix);
+    }
+  });
+
+  it('embedded: a list reusing its parked connection does not starve a batch arriving at the same server (one connection allowed)', async () => {
+    const config = loadConfig(env(1));
+    // Embedded mode: one limiter and one set of parked connections for the list work and the batch route.
+    const registry = new Registry();
+    const limiter = new LocalPriorityLimiter(1);
+    const list = createVerifier({ config, registry, limiter: limiter.for('list'), priority: 'list', tuning: FAST_TUNING });
+    const batch = createVerifier({ config, registry, limiter: limiter.for('batch'), tuning: FAST_TUNING });
+    const server = world.smtp.get('127.0.0.226')!;
+    let listing = true;
+    let chunks = 0;
+    // Two chunks of the list at a time (as the list queue's concurrency runs them), each back to back.
+    const lane = async (first: number) => {
+      for (let chunk = first; listing && chunk < 60; chunk += 2) {
+        const emails = Array.from({ length: 5 }, (_, i) => `u${100 + chunk * 5 + i}@shared.test`);
+        expect(verdicts(await list.verify(emails, call()))).toEqual(expected(emails));
+        chunks++;
+      }
+    };
+    const listWork = Promise.all([lane(0), lane(1)]);
+    while (chunks < 3) await new Promise((resolve) => setTimeout(resolve, 10));
+    const started = Date.now();
+    const emails = ['u1@shared.test', 'u3@shared.test', 'u8@shared.test'];
+    const answered = await batch.verify(emails, call());
+    const tookMs = Date.now() - started;
+    const chunksDuringBatch = chunks;
+    listing = false;
+    await listWork;
+    expect(verdicts(answered)).toEqual(expected(emails));
+    // Served after at most the list's session in progress, not after the list or an idle timeout.
+    expect(tookMs).toBeLessThan(1_500);
+    expect(chunksDuringBatch).toBeLessThan(60);
+    expect(server.maxOpen).toBe(1);
+    // The list and the batch took turns on parked connections rather than opening one each time.
+    expect(server.connections).toBeLessThan(chunks);
+  });
+});
