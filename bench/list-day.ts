@@ -28,6 +28,7 @@ import type { ChildProcess } from 'node:child_process';
 import { loadConfig } from '@svc/config';
 import { generateApiKey } from '@svc/gateway';
 import { findFreePort, startDnsServer, startSmtpServer, type RigSmtpServer, type Zone } from '@svc/testkit';
+import { shuffled } from './shuffled.ts';
 import { freePort, printTable, startProcess, stopProcess, waitForOk } from './processes.ts';
 
 const SCALE = Number(process.env.BENCH_TIME_SCALE ?? 60);
@@ -58,25 +59,9 @@ const DOMAINS: Domain[] = [
   { name: 'down2.day.test', host: '127.0.0.178', rows: 7, known: 0, unreachable: true },
 ];
 
-/** A seeded shuffle (mulberry32): the same file order on every run. */
-function shuffled<T>(items: T[], seed = 20261129): T[] {
-  let state = seed;
-  const random = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i -= 1) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
-}
-
 const rows = shuffled(
   DOMAINS.flatMap((domain) => Array.from({ length: domain.rows }, (_, k) => ({ domain, email: `p${k}@${domain.name}` }))),
+  20261129,
 );
 const greylisted = new Set(rows.filter((row) => row.domain.greylistS !== undefined).map((row) => row.email));
 const csv = ['Name,Email', ...rows.map((row, i) => `Person ${i + 1},${row.email}`)].join('\r\n') + '\r\n';

@@ -27,6 +27,7 @@ import { CONFIG_ENV_NAMES, loadConfig } from '@svc/config';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
 import { createRigThrottle, findFreePort, findRedis, startDnsServer, startSmtpServer, type RigSmtpServer, type Zone } from '@svc/testkit';
+import { shuffled } from './shuffled.ts';
 import { freePort, printTable, startProcess, stopProcess, waitForOk } from './processes.ts';
 
 const DOMAINS = 50;
@@ -55,25 +56,11 @@ const throttledDomain = (phase: Phase) => `gm.${phase}.bench-lists.test`;
 const throttledAddresses = (phase: Phase) => Array.from({ length: THROTTLED }, (_, k) => `g${k}@${throttledDomain(phase)}`);
 const domain = (i: number, phase: Phase) => `d${i}.${phase}.bench-lists.test`;
 
-/** A seeded shuffle (mulberry32): the same file order on every run. */
-function shuffled<T>(items: T[], seed = 20261123): T[] {
-  let state = seed;
-  const random = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i -= 1) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
-}
-
 /** Mailbox `u<k>` of domain `d<i>`, in file order; the phase only changes the domain's name. */
-const mailboxes = shuffled(Array.from({ length: DOMAINS * PER_DOMAIN }, (_, n) => ({ i: Math.floor(n / PER_DOMAIN), k: n % PER_DOMAIN })));
+const mailboxes = shuffled(
+  Array.from({ length: DOMAINS * PER_DOMAIN }, (_, n) => ({ i: Math.floor(n / PER_DOMAIN), k: n % PER_DOMAIN })),
+  20261123,
+);
 const addresses = (phase: Phase) => mailboxes.map(({ i, k }) => `u${k}@${domain(i, phase)}`);
 
 async function mailWorld() {

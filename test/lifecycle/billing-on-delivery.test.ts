@@ -1,7 +1,7 @@
 /**
  * A call is billed only when its answer can still reach the caller. A slow batch whose caller
- * leaves first (REST: the HTTP request aborted; tool: the MCP request cancelled, or the client
- * closed) costs nothing and uses no allowance, even after its job has ended, and is counted as
+ * leaves first (REST: the HTTP request aborted; tool: the MCP request cancelled by a 2025 client
+ * or aborted by a 2026-07-28 one, or the client closed) costs nothing and uses no allowance, even after its job has ended, and is counted as
  * `client_gone`; a call answered 200 is billed exactly once. Embedded mode also cancels the job
  * of a caller that left (its SMTP session ends early).
  */
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, it, type ExpectStatic } from 'vitest';
 import { startMailRig, type MailRig } from '@svc/testkit';
 import { call, startServer, type Mode, type TestServer, postBatch } from '../support/servers.ts';
 import { connect } from '../mcp/mcp-client.ts';
+import { connectAs, MODERN_VERSION } from '../mcp/eras.ts';
 
 const USERS = ['ann@gone.test', 'bob@gone.test'];
 /** Banner and each reply 400 ms late, one RCPT at a time: a batch of 2 (and the catch-all probe) takes 2.4 s. */
@@ -96,6 +97,27 @@ async function toolCallerLeaves(expect: ExpectStatic, mode: Mode): Promise<void>
   expect(await usageOf(server)).toMatchObject({ calls: 0, billableCalls: 0, freeRemaining: 1 });
 }
 
+/** A 2026-07-28 client (v2 SDK, pinned; stateless: the call is its HTTP request) aborting its call, as the 2025 clients above cancel theirs. */
+async function modernToolCallerLeaves(expect: ExpectStatic, mode: Mode): Promise<void> {
+  const { rig, server } = worlds.get(mode)!;
+  const before = await clientGoneCount(server);
+  const connectionsBefore = rig.smtp.connections;
+  const client = await connectAs('v2 pinned 2026-07-28', server, 'email-verify');
+  try {
+    expect(client.version).toBe(MODERN_VERSION);
+    await expect(
+      client.callTool('email-verify_verify-batch', { emails: USERS }, undefined, AbortSignal.timeout(LEAVE_AFTER_MS)),
+    ).rejects.toThrow();
+    const endedAfter = await jobsEnded(expect, rig, connectionsBefore + 1);
+    // In process the job stops with its call, as for the 2025 clients; over BullMQ it runs to its end.
+    if (mode === 'embedded') expect(endedAfter).toBeLessThan(800);
+  } finally {
+    await client.close();
+  }
+  await expect.poll(() => clientGoneCount(server)).toBe(before + 1);
+  expect(await usageOf(server)).toMatchObject({ calls: 0, billableCalls: 0, freeRemaining: 1 });
+}
+
 /** REST, then tool: the first uses the allowance, the second costs the price. */
 async function answeredCallsBilledOnce(expect: ExpectStatic, mode: Mode): Promise<void> {
   const { server } = worlds.get(mode)!;
@@ -118,11 +140,12 @@ async function answeredCallsBilledOnce(expect: ExpectStatic, mode: Mode): Promis
 // asserts with its own `expect`: the global one does not know which of two concurrent tests runs.
 describe.concurrent('billing on delivery', () => {
   it.for(MODES)(
-    '%s: an aborted REST call, a cancelled tool call and a client closed mid-call cost nothing (client_gone); answered calls are billed once',
+    '%s: an aborted REST call, a cancelled tool call (2025 and 2026-07-28 clients) and a client closed mid-call cost nothing (client_gone); answered calls are billed once',
     { timeout: 60_000 },
     async (mode, { expect }) => {
       await restCallerLeaves(expect, mode);
       await toolCallerLeaves(expect, mode);
+      await modernToolCallerLeaves(expect, mode);
       await answeredCallsBilledOnce(expect, mode);
     },
   );

@@ -6,41 +6,26 @@
  * with the reason they waited for, completes the list and sends its callback; a list that is not
  * retrying is answered as it is. Both modes, real gateway and scripted mail world.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call, type Mode } from '../support/servers.ts';
-import {
-  createList,
-  startListServer,
-  startMultiRig,
-  waitForStatus,
-  type ListObjectBody,
-  type ListServer,
-  type MultiRig,
-} from './harness.ts';
+import { createList, useListServer, useMailRig, waitForStatus, type ListObjectBody } from './harness.ts';
 
-let rig: MultiRig;
-beforeAll(async () => {
-  rig = await startMultiRig({
-    'slowgrey.test': { host: '127.0.0.54', users: ['ann@slowgrey.test'], greylist: { minDelayMs: 60_000 } },
-    'open.test': { host: '127.0.0.55', users: ['bob@open.test'] },
-  });
+const mail = useMailRig({
+  'slowgrey.test': { host: '127.0.0.54', users: ['ann@slowgrey.test'], greylist: { minDelayMs: 60_000 } },
+  'open.test': { host: '127.0.0.55', users: ['bob@open.test'] },
 });
-afterAll(async () => rig?.close());
 
 describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
-  let server: ListServer;
-  beforeAll(async () => {
-    server = await startListServer(mode, {
-      ...rig.env,
-      LIST_RETRY_DELAYS_S: '30,30',
-      VERIFY_BATCH_DEADLINE_MS: '5000',
-      LIST_ALLOW_PRIVATE_CALLBACKS: 'true',
-      RATE_LIMIT_EMAIL_VERIFY_LIST: '1000',
-    });
-  });
-  afterAll(async () => server?.close());
+  const lists = useListServer(mode, () => ({
+    ...mail.rig.env,
+    LIST_RETRY_DELAYS_S: '30,30',
+    VERIFY_BATCH_DEADLINE_MS: '5000',
+    LIST_ALLOW_PRIVATE_CALLBACKS: 'true',
+    RATE_LIMIT_EMAIL_VERIFY_LIST: '1000',
+  }));
 
   it('says what waits and why; finish settles it risky with that reason and completes', async () => {
+    const { server } = lists;
     const key = await server.freshKey();
     const emails = [`ann@slowgrey.test`, 'bob@open.test', 'ANN@slowgrey.test'];
     const created = (await createList(server, key, { emails, callbackUrl: 'https://hooks.example.com/finish' })).json() as ListObjectBody;
@@ -85,6 +70,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
   }, 40_000);
 
   it('a list that is not retrying is answered as it is; another key’s list is not found', async () => {
+    const { server } = lists;
     const key = await server.freshKey();
     const created = (await createList(server, key, { emails: ['broken'] })).json() as ListObjectBody;
     await waitForStatus(server, key, created.id, ['completed']);

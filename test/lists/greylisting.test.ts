@@ -6,45 +6,38 @@
  * that does not `undeliverable`. With a single retry allowed, what is still greylisted settles
  * as `risky`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call, type Mode, postBatch } from '../support/servers.ts';
 import {
   createList,
   getList,
   startListServer,
-  startMultiRig,
+  useListServer,
+  useMailRig,
   waitForStatus,
   type ListObjectBody,
   type ListServer,
-  type MultiRig,
   type ResultBody,
 } from './harness.ts';
 
-let rig: MultiRig;
-beforeAll(async () => {
-  rig = await startMultiRig({
-    'grey.test': {
-      host: '127.0.0.44',
-      users: ['ann-embedded@grey.test', 'zed-embedded@grey.test', 'ann-distributed@grey.test', 'zed-distributed@grey.test'],
-      greylist: { minDelayMs: 3_000 },
-    },
-  });
+const mail = useMailRig({
+  'grey.test': {
+    host: '127.0.0.44',
+    users: ['ann-embedded@grey.test', 'zed-embedded@grey.test', 'ann-distributed@grey.test', 'zed-distributed@grey.test'],
+    greylist: { minDelayMs: 3_000 },
+  },
 });
-afterAll(async () => rig?.close());
 
 async function results(server: ListServer, key: string, id: string): Promise<ResultBody[]> {
   return ((await call(server, `/v1/email-verify/lists/${id}/results`, { key })).json() as { results: ResultBody[] }).results;
 }
 
 describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
-  let server: ListServer;
-  beforeAll(async () => {
-    server = await startListServer(mode, { ...rig.env, LIST_RETRY_DELAYS_S: '2,2,2', VERIFY_BATCH_DEADLINE_MS: '5000' });
-  });
-  afterAll(async () => server?.close());
+  const lists = useListServer(mode, () => ({ ...mail.rig.env, LIST_RETRY_DELAYS_S: '2,2,2', VERIFY_BATCH_DEADLINE_MS: '5000' }));
 
   it('an address greylisted on the batch route ends deliverable in a list; a missing one undeliverable', async () => {
-    const grey = rig.servers['grey.test']!;
+    const { server } = lists;
+    const grey = mail.rig.servers['grey.test']!;
     const ann = `ann-${mode}@grey.test`;
     const zed = `zed-${mode}@grey.test`;
     const batch = await postBatch(server, server.key, [ann]);
@@ -70,7 +63,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
   }, 40_000);
 
   it('what is still greylisted after the last retry settles as risky', async () => {
-    const once = await startListServer(mode, { ...rig.env, LIST_RETRY_DELAYS_S: '1', VERIFY_BATCH_DEADLINE_MS: '5000' });
+    const once = await startListServer(mode, { ...mail.rig.env, LIST_RETRY_DELAYS_S: '1', VERIFY_BATCH_DEADLINE_MS: '5000' });
     try {
       const list = (await createList(once, once.key, { emails: [`late-${mode}@grey.test`] })).json() as ListObjectBody;
       const done = await waitForStatus(once, once.key, list.id, ['completed'], 15_000);

@@ -4,6 +4,7 @@
  * worker in this process, on the shared test Redis under a prefix of their own, with session
  * slots counted in Redis as in production.
  */
+import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '@svc/config';
 import { createDistributedBackend } from '@svc/backend/distributed';
 import { startBullWorker, type Worker } from '@svc/jobs/bullmq';
@@ -164,6 +165,42 @@ export async function startMultiRig(domains: Record<string, { host: string } & S
     dns,
     servers,
     close: async () => void (await Promise.all([dns.close(), ...Object.values(servers).map((server) => server.close())])),
+  };
+}
+
+/** What a `use...` helper started for the tests of its block; read only inside tests and hooks. */
+function startedBy<T extends { close(): Promise<void> }>(what: string, start: () => Promise<T>): () => T {
+  let started: T | undefined;
+  beforeAll(async () => {
+    started = await start();
+  });
+  afterAll(async () => started?.close());
+  return () => {
+    if (started === undefined) throw new Error(`${what} is read before its beforeAll started it`);
+    return started;
+  };
+}
+
+/**
+ * The mail world of a test file (or describe block): started before its tests, closed after them,
+ * the setup every list test file wrote out. Read `rig` inside tests, hooks and `useListServer`'s env.
+ */
+export function useMailRig(domains: Record<string, { host: string } & SmtpServerScript>): { readonly rig: MultiRig } {
+  const rig = startedBy('the mail rig', () => startMultiRig(domains));
+  return {
+    get rig() {
+      return rig();
+    },
+  };
+}
+
+/** A list server for the tests of the block it is called in, its environment read when it starts (after the mail rig). */
+export function useListServer(mode: Mode, env: () => Record<string, string>): { readonly server: ListServer } {
+  const server = startedBy(`the ${mode} list server`, () => startListServer(mode, env()));
+  return {
+    get server() {
+      return server();
+    },
   };
 }
 

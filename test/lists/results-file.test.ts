@@ -7,32 +7,16 @@
  * distinct address, probed once (decisions "List verification"; docs/lists.md "Results").
  */
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { FULL_RESULT_COLUMNS } from '@svc/contracts';
 import { call } from '../support/servers.ts';
-import {
-  rcptCounts,
-  startListServer,
-  startMultiRig,
-  waitForStatus,
-  type ListObjectBody,
-  type ListServer,
-  type MultiRig,
-} from './harness.ts';
+import { rcptCounts, useListServer, useMailRig, waitForStatus, type ListObjectBody } from './harness.ts';
 
-let rig: MultiRig;
-let server: ListServer;
-beforeAll(async () => {
-  rig = await startMultiRig({
-    'fast.test': { host: '127.0.0.51', users: ['ann@fast.test', 'info@fast.test', 'user.12.a@fast.test'] },
-    'catch.test': { host: '127.0.0.52', users: [], catchAll: true },
-  });
-  server = await startListServer('embedded', { ...rig.env, LIST_RETRY_DELAYS_S: '', RATE_LIMIT_EMAIL_VERIFY_LIST: '1000' });
+const mail = useMailRig({
+  'fast.test': { host: '127.0.0.51', users: ['ann@fast.test', 'info@fast.test', 'user.12.a@fast.test'] },
+  'catch.test': { host: '127.0.0.52', users: [], catchAll: true },
 });
-afterAll(async () => {
-  await server?.close();
-  await rig?.close();
-});
+const lists = useListServer('embedded', () => ({ ...mail.rig.env, LIST_RETRY_DELAYS_S: '', RATE_LIMIT_EMAIL_VERIFY_LIST: '1000' }));
 
 const FORMULA = '=HYPERLINK("http://evil.example","x")';
 const CSV = [
@@ -46,7 +30,7 @@ const CSV = [
 ].join('\r\n');
 
 async function download(key: string, id: string, query: string): Promise<Buffer> {
-  const response = await fetch(`${server.baseUrl}/v1/email-verify/lists/${id}/results?${query}`, {
+  const response = await fetch(`${lists.server.baseUrl}/v1/email-verify/lists/${id}/results?${query}`, {
     headers: { authorization: `Bearer ${key}` },
   });
   expect(response.status).toBe(200);
@@ -57,8 +41,8 @@ describe('results files', () => {
   let key: string;
   let list: ListObjectBody;
   beforeAll(async () => {
-    key = await server.freshKey();
-    const created = await call(server, '/v1/email-verify/lists', {
+    key = await lists.server.freshKey();
+    const created = await call(lists.server, '/v1/email-verify/lists', {
       key,
       method: 'POST',
       headers: { 'content-type': 'text/csv' },
@@ -66,12 +50,12 @@ describe('results files', () => {
     });
     expect(created.status, created.text).toBe(202);
     list = created.json() as ListObjectBody;
-    await waitForStatus(server, key, list.id, ['completed']);
+    await waitForStatus(lists.server, key, list.id, ['completed']);
   });
 
   it('duplicates differing only by case are one distinct address, probed once', () => {
     expect(list).toMatchObject({ count: 6, distinct: 5 });
-    expect(rcptCounts(rig.servers['fast.test']!).get('user.12.a@fast.test')).toBe(1);
+    expect(rcptCounts(mail.rig.servers['fast.test']!).get('user.12.a@fast.test')).toBe(1);
   });
 
   it('every CSV starts with a byte-order mark and neutralises formula cells in every column; JSON is untouched', async () => {
@@ -86,7 +70,9 @@ describe('results files', () => {
     expect(rows[6]![1]).toBe("'=1+1@fast.test");
     for (const row of rows) for (const cell of row) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
 
-    const json = (await call(server, `/v1/email-verify/lists/${list.id}/results`, { key })).json() as { results: Array<{ email: string }> };
+    const json = (await call(lists.server, `/v1/email-verify/lists/${list.id}/results`, { key })).json() as {
+      results: Array<{ email: string }>;
+    };
     expect(json.results.map((result) => result.email)).toContain('=1+1@fast.test');
   });
 
@@ -103,7 +89,7 @@ describe('results files', () => {
   });
 
   it('refuses an unknown results form', async () => {
-    const refused = await call(server, `/v1/email-verify/lists/${list.id}/results?format=csv&columns=wide`, { key });
+    const refused = await call(lists.server, `/v1/email-verify/lists/${list.id}/results?format=csv&columns=wide`, { key });
     expect(refused.status).toBe(400);
     expect(refused.json()).toMatchObject({ error: 'invalid_parameter', details: { param: 'columns' } });
   });

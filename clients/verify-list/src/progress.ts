@@ -2,17 +2,10 @@
  * What the progress line says, as pure functions: the rate over the last minute of polls, the
  * time left at that rate, and the line itself (a bar for a terminal, plain text for a log).
  */
+import { waitingLines, type WaitingState } from '@svc/contracts/rules';
 
-export interface ListProgress {
-  status: string;
-  count: number;
-  processed: number;
-  /** What the service says waits for a retry, why, and when (see the list object). */
-  waiting?: number;
-  waitingReasons?: Record<string, number>;
-  nextRetryAt?: string;
-  estimatedCompletionAt?: string;
-}
+/** The list's counts, and what the service says waits for a retry, why, and when (see the list object). */
+export type ListProgress = WaitingState;
 
 const WINDOW_MS = 60_000;
 
@@ -52,29 +45,12 @@ const number = (n: number): string => n.toLocaleString('en-US');
 function outlook(progress: ListProgress, rate: number | undefined, now: number): string {
   const left = progress.count - progress.processed;
   if (progress.status === 'queued') return 'waiting for a worker';
-  if (progress.status === 'retrying') return waitingText(progress, left, now);
+  // The console's waiting panel says the same (one formatter), without the time of day: a line must stay short.
+  if (progress.status === 'retrying') return waitingLines(progress, new Date(now), { clock: false }).join(' ');
   if (left === 0) return 'done';
   if (rate === undefined) return 'measuring the rate';
   if (rate <= 0) return '0 addresses/s';
   return `${rate < 10 ? rate.toFixed(1) : number(Math.round(rate))} addresses/s, ${formatDuration(left / rate)} left`;
-}
-
-/** `2 waiting for a retry (greylisted 2), next in 3m 10s, done in about 9m 40s`: the service's own figures when it gives them. */
-export function waitingText(progress: ListProgress, left: number, now: number): string {
-  const waiting = progress.waiting ?? left;
-  const reasons = Object.entries(progress.waitingReasons ?? {})
-    .filter(([, n]) => n > 0)
-    .map(([reason, n]) => `${reason.replaceAll('_', ' ')} ${number(n)}`)
-    .join(', ');
-  const why = reasons === '' ? 'greylisted or temporarily unreachable' : reasons;
-  const at = (iso: string | undefined): number | undefined => (iso === undefined ? undefined : Date.parse(iso));
-  const next = at(progress.nextRetryAt);
-  const done = at(progress.estimatedCompletionAt);
-  const when = [
-    next === undefined || Number.isNaN(next) ? '' : `, next retry in ${formatDuration((next - now) / 1000)}`,
-    done === undefined || Number.isNaN(done) ? '' : `, done in about ${formatDuration((done - now) / 1000)}`,
-  ].join('');
-  return `${number(waiting)} waiting for a retry (${why})${when}`;
 }
 
 const BAR_WIDTH = 24;

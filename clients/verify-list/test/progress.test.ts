@@ -41,9 +41,9 @@ describe('the progress line', () => {
       '0/500 0%, waiting for a worker (queued)',
     );
     expect(progressLine({ status: 'retrying', count: 500, processed: 488 }, 0, { bar: false })).toBe(
-      '488/500 97%, 12 waiting for a retry (greylisted or temporarily unreachable) (retrying)',
+      '488/500 97%, 12 addresses wait for a retry: their mail servers answered “try again later” (greylisting, a busy or rate-limited server, or one that could not be reached for now). (retrying)',
     );
-    // With what the service says: how many wait, why, the next retry and the end.
+    // With what the service says: how many wait, why, the next retry and the end; the console's words, without the time of day.
     const now = Date.parse('2026-11-28T10:00:00Z');
     const waiting = {
       status: 'retrying',
@@ -55,7 +55,7 @@ describe('the progress line', () => {
       estimatedCompletionAt: '2026-11-28T10:09:40Z',
     };
     expect(progressLine(waiting, 0, { bar: false, now })).toBe(
-      '290/294 98%, 4 waiting for a retry (greylisted 3, no connect 1), next retry in 3m 10s, done in about 9m 40s (retrying)',
+      '290/294 98%, 4 addresses wait for a retry: 3 greylisted, 1 no connect. Next retry in 3 min. Expected to finish in 10 min. (retrying)',
     );
     expect(progressLine({ status: 'completed', count: 500, processed: 500 }, 40, { bar: false })).toBe('500/500 100%, done (completed)');
   });

@@ -8,3 +8,4 @@ export * from './errors.ts';
 export * from './operations.ts';
 export * from './list-rules.ts';
 export * from './results-file.ts';
+export * from './list-waiting.ts';
