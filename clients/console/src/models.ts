@@ -5,7 +5,7 @@
  * field the contract changes breaks the console's type check instead of drifting from it.
  */
 import type { ListObject, ListStatus } from '@svc/contracts';
-import { isRecord } from './api.ts';
+import { isRecord } from './is-record.ts';
 
 export type { ListObject };
 
