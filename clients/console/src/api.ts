@@ -2,6 +2,7 @@
  * The public API, called with the key the user entered. A refusal becomes an ApiFailure carrying
  * the API's own `message`, which the pages show as it is (as text).
  */
+import { isRecord } from './is-record.ts';
 import { currentKey } from './session.ts';
 
 export class ApiFailure extends Error {
@@ -14,7 +15,7 @@ export class ApiFailure extends Error {
   }
 }
 
-export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+export { isRecord };
 
 async function failure(response: Response): Promise<ApiFailure> {
   const body: unknown = await response.json().catch(() => null);

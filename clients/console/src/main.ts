@@ -5,7 +5,6 @@
  */
 import './style.css';
 import { fill, h } from './dom.ts';
-import { feedbackPage } from './pages/feedback.ts';
 import { listView } from './pages/list-view.ts';
 import { listsPage } from './pages/lists.ts';
 import { signInPage } from './pages/sign-in.ts';
@@ -39,7 +38,8 @@ function navigation(route: string): HTMLElement {
 
 /**
  * A page loaded on first visit (its own chunk): the QR studio bundles the product's encoder, which
- * the lists pages never need, so the first load stays small.
+ * the lists pages never need, and the Feedback page is visited now and then; the first load stays
+ * small.
  */
 function lazy(load: () => Promise<HTMLElement>, signal: AbortSignal): HTMLElement {
   const holder = h('div', {}, h('p', {}, 'Loading…'));
@@ -65,7 +65,7 @@ function page(route: string, signal: AbortSignal): HTMLElement {
   if (list?.[1] !== undefined) return listView(decodeURIComponent(list[1]), signal);
   if (route === '#/qr') return lazy(async () => (await import('./pages/qr.ts')).qrPage(), signal);
   if (route === '#/usage') return usagePage();
-  if (route === '#/feedback') return feedbackPage();
+  if (route === '#/feedback') return lazy(async () => (await import('./pages/feedback.ts')).feedbackPage(), signal);
   return listsPage((id) => (location.hash = `#/lists/${encodeURIComponent(id)}`));
 }
 

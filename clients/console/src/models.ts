@@ -1,27 +1,13 @@
-/** The API's answers the console reads, checked field by field (docs/api.md has the shapes). */
-import { isRecord } from './api.ts';
+/**
+ * The API's answers the console reads, checked field by field (docs/api.md has the shapes). The
+ * list object's type is the contract's own (@svc/contracts, the zod schema the gateway answers
+ * with), imported as a type only: the bundler erases it, so the console carries no zod, and a
+ * field the contract changes breaks the console's type check instead of drifting from it.
+ */
+import type { ListObject, ListStatus } from '@svc/contracts';
+import { isRecord } from './is-record.ts';
 
-export interface ListObject {
-  id: string;
-  name: string | null;
-  status: string;
-  count: number;
-  distinct: number;
-  processed: number;
-  summary: { deliverable: number; risky: number; undeliverable: number };
-  costUsd: string;
-  createdAt: string;
-  error?: string;
-  /** For a CSV upload: the column the service read and the file's encoding, as the list object reports them. */
-  column?: { index: number; header: string };
-  encoding?: string;
-  /** While it retries: entries waiting for a retry (by reason, where the service says), and when the next is due. */
-  waiting?: number;
-  waitingReasons?: Record<string, number>;
-  nextRetryAt?: string;
-  /** While it runs: when the service expects it to end. */
-  estimatedCompletionAt?: string;
-}
+export type { ListObject };
 
 export interface UsageRow {
   operation: string;
@@ -35,7 +21,24 @@ export interface UsageRow {
   freeAllowance?: number;
 }
 
-export const ENDED = new Set(['completed', 'cancelled', 'failed']);
+/**
+ * Every status of the contract, each once: a status the contract adds or drops fails the type
+ * check here (a Record needs every key and takes no other).
+ */
+const STATUSES: Readonly<Record<ListStatus, boolean>> = {
+  queued: false,
+  running: false,
+  retrying: false,
+  completed: true,
+  cancelled: true,
+  failed: true,
+};
+const isStatus = (value: unknown): value is ListStatus => typeof value === 'string' && Object.hasOwn(STATUSES, value);
+
+/** Statuses a list never leaves (the contract's ENDED_STATUSES, which sit beside its zod schemas). */
+export const ENDED: ReadonlySet<ListStatus> = new Set(
+  Object.entries(STATUSES).flatMap(([status, ended]) => (ended && isStatus(status) ? [status] : [])),
+);
 
 class Shape extends Error {
   constructor(what: string) {
@@ -60,13 +63,20 @@ const count = (value: unknown, what: string): number => {
 const counts = (value: Record<string, unknown>): Record<string, number> =>
   Object.fromEntries(Object.entries(value).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
 
+const status = (value: unknown): ListStatus => {
+  if (!isStatus(value)) throw new Shape('status');
+  return value;
+};
+const timeOrNull = (value: unknown, what: string): string | null => (value === null || value === undefined ? null : text(value, what));
+
 export function readList(value: unknown): ListObject {
   const list = record(value, 'list');
   const summary = record(list.summary, 'summary');
+  const column = isRecord(list.column) ? list.column : undefined;
   return {
     id: text(list.id, 'id'),
     name: list.name === null ? null : text(list.name, 'name'),
-    status: text(list.status, 'status'),
+    status: status(list.status),
     count: count(list.count, 'count'),
     distinct: count(list.distinct, 'distinct'),
     processed: count(list.processed, 'processed'),
@@ -77,10 +87,18 @@ export function readList(value: unknown): ListObject {
     },
     costUsd: text(list.costUsd, 'costUsd'),
     createdAt: text(list.createdAt, 'createdAt'),
+    startedAt: timeOrNull(list.startedAt, 'startedAt'),
+    completedAt: timeOrNull(list.completedAt, 'completedAt'),
     ...(typeof list.error === 'string' ? { error: list.error } : {}),
-    ...(isRecord(list.column) && typeof list.column.header === 'string'
-      ? { column: { index: count(list.column.index, 'column.index'), header: list.column.header } }
-      : {}),
+    // The header is null for a file without a header row: the column is still reported, by its index.
+    ...(column === undefined
+      ? {}
+      : {
+          column: {
+            index: count(column.index, 'column.index'),
+            header: column.header === null ? null : text(column.header, 'column.header'),
+          },
+        }),
     ...(typeof list.encoding === 'string' ? { encoding: list.encoding } : {}),
     ...(typeof list.waiting === 'number' ? { waiting: list.waiting } : {}),
     ...(isRecord(list.waitingReasons) ? { waitingReasons: counts(list.waitingReasons) } : {}),

@@ -130,11 +130,13 @@ export function listView(id: string, signal: AbortSignal): HTMLElement {
     progress.setAttribute('aria-valuenow', String(percent));
     progress.setAttribute('aria-valuetext', `${percent}% processed, ${list.status}`);
     bar.style.width = `${percent}%`;
-    // The list object says which column and encoding the service read (its index base is the service's: not shown).
+    // The list object says which column and encoding the service read; by its header, or by its
+    // position (from 1, as the contract counts) in a file without a header row.
+    const encoding = list.encoding === undefined ? '' : ` (${list.encoding})`;
     read.textContent =
       list.column === undefined
         ? ''
-        : `Address column read by the service: ${list.column.header}${list.encoding === undefined ? '' : ` (${list.encoding})`}.`;
+        : `Address column read by the service: ${list.column.header ?? `column ${list.column.index} (the file has no header row)`}${encoding}.`;
     const left = list.status === 'running' ? timeLeft(list, new Date()) : '';
     status.textContent = `Status: ${list.status}. ${list.processed} of ${list.count} entries processed (${list.distinct} distinct); cost so far $${list.costUsd}.${left === '' ? '' : ` ${left}`}${list.error === undefined ? '' : ` ${list.error}`}`;
     cancel.hidden = ENDED.has(list.status);
