@@ -19,17 +19,8 @@ import type { Feedback } from './feedback.ts';
 import { feedbackFromConfig, settingsOf, type FeedbackEnv } from './from-config.ts';
 import { OUTCOMES, SOURCES, type FeedbackSource, type Outcome } from './events.ts';
 import type { AddressState, Tally } from './state.ts';
-import {
-  MAX_EVENTS_PER_ADDRESS,
-  MAX_VERIFICATIONS_PER_ADDRESS,
-  newestFirst,
-  type EventRecord,
-  type FeedbackStore,
-  type Recall,
-  type StoredEvent,
-  type StoredVerification,
-  type VerificationRecord,
-} from './store.ts';
+import { ADDRESS_FIELDS, KEPT, recentFirst, recordName } from './records.ts';
+import type { EventRecord, FeedbackStore, Recall, StoredEvent, StoredVerification, VerificationRecord } from './store.ts';
 
 /** A script of the lua/ folder beside this module, read once at load (the build copies the folder beside the compiled files). */
 const lua = (name: string): string => readFileSync(new URL(`./lua/${name}`, import.meta.url), 'utf8');
@@ -40,34 +31,13 @@ const RECORD_SCRIPT = lua('feedback-record.lua');
 const MARK_CATCH_ALL_SCRIPT = lua('feedback-mark-catch-all.lua');
 
 type Pipeline = ReturnType<Redis['pipeline']>;
-type ScriptedPipeline = Pipeline & {
-  feedbackRecord(
-    a: string,
-    e: string,
-    d: string,
-    k: string,
-    outcome: string,
-    at: string,
-    source: string,
-    ttl: number,
-    max: number,
-  ): Pipeline;
-  feedbackMarkCatchAll(d: string, k: string, ttl: number): Pipeline;
-};
-type ScriptedRedis = Redis & {
-  feedbackRecord(
-    a: string,
-    e: string,
-    d: string,
-    k: string,
-    outcome: string,
-    at: string,
-    source: string,
-    ttl: number,
-    max: number,
-  ): Promise<unknown>;
-  feedbackMarkCatchAll(d: string, k: string, ttl: number): Promise<unknown>;
-};
+/** The commands defineCommand adds (the scripts' keys: address, events, domain, overall), answering `R`. */
+interface Scripts<R> {
+  feedbackRecord(a: string, e: string, d: string, k: string, outcome: string, at: string, source: string, ttl: number, max: number): R;
+  feedbackMarkCatchAll(d: string, k: string, ttl: number): R;
+}
+type ScriptedPipeline = Pipeline & Scripts<Pipeline>;
+type ScriptedRedis = Redis & Scripts<Promise<unknown>>;
 
 const count = (value: string | null | undefined): number => {
   const parsed = Number(value ?? 0);
@@ -95,8 +65,9 @@ export class RedisFeedbackStore implements FeedbackStore {
     this.ttlSeconds = Math.max(1, Math.ceil(retentionMs / 1_000));
   }
 
-  private key(scope: string, rest: string): string {
-    return `${this.prefix}:fb:{${scope}}:${rest}`;
+  /** A record's key (records.ts): every record of a scope in the scope's slot. */
+  private key(scope: string, record: string): string {
+    return `${this.prefix}:fb:{${scope}}:${record}`;
   }
 
   async record(scope: string, events: readonly EventRecord[]): Promise<void> {
@@ -105,15 +76,15 @@ export class RedisFeedbackStore implements FeedbackStore {
     const pipeline = this.redis.pipeline() as ScriptedPipeline;
     for (const event of events) {
       pipeline.feedbackRecord(
-        this.key(scope, `a:${event.hash}`),
-        this.key(scope, `e:${event.hash}`),
-        this.key(scope, `d:${event.domain}`),
-        this.key(scope, 'k'),
+        this.key(scope, recordName('address', event.hash)),
+        this.key(scope, recordName('events', event.hash)),
+        this.key(scope, recordName('domain', event.domain)),
+        this.key(scope, recordName('overall')),
         event.outcome,
         String(Math.round(event.at)),
         event.source,
         this.ttlSeconds,
-        MAX_EVENTS_PER_ADDRESS,
+        KEPT.events,
       );
     }
     await execAll(pipeline);
@@ -121,9 +92,9 @@ export class RedisFeedbackStore implements FeedbackStore {
 
   async recall(scope: string, hashes: readonly string[], domains: readonly string[]): Promise<Recall> {
     const pipeline = this.redis.pipeline();
-    for (const hash of hashes) pipeline.hmget(this.key(scope, `a:${hash}`), 'b', 's', 'd', 'c', 'lb', 'ld', 'lc', 'le');
-    for (const domain of domains) pipeline.hmget(this.key(scope, `d:${domain}`), 'd', 'b');
-    pipeline.hmget(this.key(scope, 'k'), 'd', 'b');
+    for (const hash of hashes) pipeline.hmget(this.key(scope, recordName('address', hash)), ...ADDRESS_FIELDS);
+    for (const domain of domains) pipeline.hmget(this.key(scope, recordName('domain', domain)), 'd', 'b');
+    pipeline.hmget(this.key(scope, recordName('overall')), 'd', 'b');
     const replies = await execAll(pipeline);
     const fields = (index: number): Array<string | null> => {
       const reply = replies[index];
@@ -131,7 +102,7 @@ export class RedisFeedbackStore implements FeedbackStore {
     };
     const addresses = new Map<string, AddressState>();
     hashes.forEach((hash, index) => {
-      const [b, s, d, c, lb, ld, lc, le] = fields(index);
+      const [b, s, d, c, lb, ld, lc, le] = fields(index); // ADDRESS_FIELDS' order
       if (le === null || le === undefined) return;
       addresses.set(hash, {
         bounces: count(b),
@@ -156,7 +127,8 @@ export class RedisFeedbackStore implements FeedbackStore {
   async markCatchAll(scope: string, domains: readonly string[]): Promise<void> {
     if (domains.length === 0) return;
     const pipeline = this.redis.pipeline() as ScriptedPipeline;
-    for (const domain of domains) pipeline.feedbackMarkCatchAll(this.key(scope, `d:${domain}`), this.key(scope, 'k'), this.ttlSeconds);
+    for (const domain of domains)
+      pipeline.feedbackMarkCatchAll(this.key(scope, recordName('domain', domain)), this.key(scope, recordName('overall')), this.ttlSeconds);
     await execAll(pipeline);
   }
 
@@ -164,9 +136,9 @@ export class RedisFeedbackStore implements FeedbackStore {
     if (entries.length === 0) return;
     const pipeline = this.redis.pipeline();
     for (const entry of entries) {
-      const key = this.key(scope, `v:${entry.hash}`);
+      const key = this.key(scope, recordName('verifications', entry.hash));
       pipeline.lpush(key, `${Math.round(entry.at)}|${entry.verdict}|${entry.reason}|${entry.score}`);
-      pipeline.ltrim(key, 0, MAX_VERIFICATIONS_PER_ADDRESS - 1);
+      pipeline.ltrim(key, 0, KEPT.verifications - 1);
       pipeline.expire(key, this.ttlSeconds);
     }
     await execAll(pipeline);
@@ -174,24 +146,25 @@ export class RedisFeedbackStore implements FeedbackStore {
 
   async history(scope: string, hash: string, now: number): Promise<{ verifications: StoredVerification[]; events: StoredEvent[] }> {
     const [verifications, events] = await Promise.all([
-      this.redis.lrange(this.key(scope, `v:${hash}`), 0, -1),
-      this.redis.lrange(this.key(scope, `e:${hash}`), 0, -1),
+      this.redis.lrange(this.key(scope, recordName('verifications', hash)), 0, -1),
+      this.redis.lrange(this.key(scope, recordName('events', hash)), 0, -1),
     ]);
-    const since = now - this.retentionMs;
     return {
-      verifications: newestFirst(
+      verifications: recentFirst(
         verifications.flatMap((line): StoredVerification[] => {
           const [at, verdict, reason, score] = line.split('|');
-          const when = Number(at);
-          return when > since && verdict !== undefined && reason !== undefined ? [{ at: when, verdict, reason, score: Number(score) }] : [];
+          return verdict !== undefined && reason !== undefined ? [{ at: Number(at), verdict, reason, score: Number(score) }] : [];
         }),
+        now,
+        this.retentionMs,
       ),
-      events: newestFirst(
+      events: recentFirst(
         events.flatMap((line): StoredEvent[] => {
           const [at, outcome, source] = line.split('|');
-          const when = Number(at);
-          return when > since && isOutcome(outcome) && isSource(source) ? [{ at: when, outcome, source }] : [];
+          return isOutcome(outcome) && isSource(source) ? [{ at: Number(at), outcome, source }] : [];
         }),
+        now,
+        this.retentionMs,
       ),
     };
   }
