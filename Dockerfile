@@ -16,6 +16,8 @@ COPY clients ./clients
 RUN npm ci --no-audit --no-fund && npm run build
 
 # ---- runtime: production dependencies of the three services and their built files only -------
+# Every workspace package the services depend on is listed twice below (its package.json, then its
+# dist/, which holds the Lua scripts its Redis stores read at load: `npm run build` copies them).
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production
 # `production` selects each workspace package's dist/ entry points (their exports default to the
@@ -25,6 +27,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY libs/shared/contracts/package.json libs/shared/contracts/
 COPY libs/shared/config/package.json libs/shared/config/
+COPY libs/shared/backend/package.json libs/shared/backend/
+COPY libs/shared/feedback/package.json libs/shared/feedback/
 COPY libs/shared/jobs/package.json libs/shared/jobs/
 COPY libs/shared/lists/package.json libs/shared/lists/
 COPY libs/shared/metering/package.json libs/shared/metering/
@@ -40,6 +44,8 @@ RUN npm ci --omit=dev --no-audit --no-fund -w services/gateway -w services/qr-wo
   && npm cache clean --force
 COPY --from=build /app/libs/shared/contracts/dist libs/shared/contracts/dist
 COPY --from=build /app/libs/shared/config/dist libs/shared/config/dist
+COPY --from=build /app/libs/shared/backend/dist libs/shared/backend/dist
+COPY --from=build /app/libs/shared/feedback/dist libs/shared/feedback/dist
 COPY --from=build /app/libs/shared/jobs/dist libs/shared/jobs/dist
 COPY --from=build /app/libs/shared/lists/dist libs/shared/lists/dist
 COPY --from=build /app/libs/shared/metering/dist libs/shared/metering/dist

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { VerifyResult } from '@svc/contracts';
 import { createRedis, waitForRedis } from '@svc/jobs/redis';
 import { RedisListStore } from '@svc/lists/redis';
-import { ListBuilder } from '../libs/shared/lists/src/list-builder.ts';
+import { listBytes, writeList } from '../libs/shared/lists/test/support/stored-list.ts';
 import { findRedis } from '@svc/testkit';
 import { printTable } from './processes.ts';
 
@@ -41,52 +41,21 @@ const redis = createRedis(redisUrl, 'request', 'bench-list-bytes');
 await waitForRedis(redis, 5_000);
 const store = new RedisListStore(redis, prefix);
 
-async function bytesOf(listId: string): Promise<number> {
-  let total = 0;
-  for (const key of await redis.keys(`${prefix}:list:{${listId}}*`)) total += Number(await redis.memory('USAGE', key, 'SAMPLES', '0'));
-  return total;
-}
+const bytesOf = (listId: string): Promise<number> => listBytes(redis, prefix, listId);
 
 async function measure(label: string, row: (i: number) => string[]): Promise<Record<string, string>> {
-  const id = `lst_${randomBytes(13).toString('hex')}`;
-  const builder = new ListBuilder(store, id, 0);
-  for (let i = 0; i < ROWS; i += 1) await builder.add(row(i));
-  await builder.flush();
-  const work = builder.work();
-  await store.create(
-    {
-      id,
-      keyId: 'bench-key',
-      name: null,
-      count: builder.count,
-      distinct: builder.distinct,
-      inputChunks: builder.inputChunks,
-      workChunks: work.length,
-      createdAt: Date.now(),
-      callbackUrl: null,
-      allowance: 0,
-      layout: { columns: ['email'], addressColumn: 0, delimiter: ',', bom: false },
-    },
-    work,
-  );
-  const queued = await bytesOf(id);
-  for (const [chunk, items] of work.entries()) {
-    await store.commit(id, {
-      now: Date.now(),
-      chunk,
-      round: 0,
-      settled: items.map(([index, email, entries]) => ({ index, entries, result: resultOf(email, index) })),
-      retries: [],
-      eventId: `evt_${chunk}`,
-    });
-  }
+  let queued = 0;
+  const list = await writeList(store, ROWS, row, resultOf, async (id) => {
+    queued = await bytesOf(id);
+  });
+  const { id } = list;
   const settled = await bytesOf(id);
   await store.finish(id, 86_400_000);
   const finished = await bytesOf(id);
   const perRow = (bytes: number) => (bytes / ROWS).toFixed(1);
   return {
     list: label,
-    distinct: String(builder.distinct),
+    distinct: String(list.distinct),
     'B/row queued': perRow(queued),
     'B/row settled': perRow(settled),
     'B/row finished': perRow(finished),

@@ -6,7 +6,7 @@
  * with a built qr-worker, the built keys CLI.
  */
 import { execFile, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -67,6 +67,42 @@ describe('the build', () => {
       expect(command[1]).toMatch(/^services\/[a-z-]+\/dist\/[a-z-]+\.js$/);
       expect(existsSync(command[1]!), `${command[1]} is built`).toBe(true);
     }
+  });
+
+  it('the image holds every workspace package the services run on, with its built files', () => {
+    const dockerfile = readFileSync('Dockerfile', 'utf8');
+    const manifest = (dir: string) =>
+      JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; dependencies?: Record<string, string> };
+    const dirOf = new Map(
+      ['libs/shared', 'services'].flatMap((group) =>
+        readdirSync(group).map((name) => [manifest(join(group, name)).name, `${group}/${name}`] as const),
+      ),
+    );
+    const needed = new Set<string>();
+    const visit = (dir: string) => {
+      for (const dependency of Object.keys(manifest(dir).dependencies ?? {})) {
+        const found = dirOf.get(dependency);
+        if (found === undefined || needed.has(found)) continue;
+        needed.add(found);
+        visit(found);
+      }
+    };
+    for (const service of ['services/gateway', 'services/qr-worker', 'services/verify-worker']) visit(service);
+    expect(needed.size).toBeGreaterThanOrEqual(9);
+    for (const dir of needed) {
+      expect(dockerfile, dir).toContain(`COPY ${dir}/package.json ${dir}/`);
+      expect(dockerfile, dir).toContain(`COPY --from=build /app/${dir}/dist ${dir}/dist`);
+    }
+  });
+
+  it('copies the Lua scripts the Redis stores read beside their built modules', () => {
+    for (const script of [
+      'libs/shared/metering/dist/lua/meter-record.lua',
+      'libs/shared/lists/dist/lua/list-commit.lua',
+      'libs/shared/feedback/dist/lua/feedback-record.lua',
+      'services/gateway/dist/plugins/lua/rate-limit-window.lua',
+    ])
+      expect(existsSync(script), `${script} is built`).toBe(true);
   });
 
   describe('built processes', () => {

@@ -38,25 +38,38 @@ export interface VerifyHandlerOptions {
   priority?: WorkPriority;
   /** Learning from sends; absent: the Redis store with `redis`, embedded mode's memory store, else none. */
   feedback?: Feedback;
+  /** The process's shared parts (sight, metrics, politeness) when several verifiers share them; default: this verifier's own. */
+  process?: VerifyProcess;
 }
 
 type VerifyMetrics = ReturnType<typeof createVerifyMetrics>;
 
 /**
- * What the verifiers of one process share: one sight (its canaries checked once however many
- * verifiers there are), one set of metrics, the outcome and evidence caches, the politeness state
- * and the feedback. A verify-worker makes it once (`worker-parts.ts`) for its batch and its list
- * verifier; `createVerifier` makes one for a verifier alone (tests, benches).
+ * What every verifier of a process shares: one sight (its canaries checked once however many
+ * verifiers there are), one set of metrics, the politeness state (back-offs and budgets). A
+ * verify-worker starts one (`worker-parts.ts`) for its batch and its list verifier.
  */
-export interface VerifyParts {
-  config: Config;
+export interface VerifyProcess {
   sight: Sight;
   registry: Registry | undefined;
   metrics: VerifyMetrics | undefined;
+  polite: PolitenessState;
+}
+
+/** The parts of one verifier: its process's, the outcome and evidence caches, the feedback. */
+export interface VerifyParts extends VerifyProcess {
+  config: Config;
   outcomes: TtlCache<CachedOutcome>;
   evidence: TtlCache<ControlEvidence>;
-  polite: PolitenessState;
   feedback: Feedback | undefined;
+}
+
+/** A process's shared verify parts; the sight's checks start now (`sight.stop()` ends them). */
+export function startVerifyProcess(config: Config, options: { registry?: Registry; logger?: Logger; redis?: Redis }): VerifyProcess {
+  const metrics = options.registry === undefined ? undefined : createVerifyMetrics(options.registry);
+  const sight = startSight(config, options.logger);
+  if (metrics !== undefined) observeSight(sight, metrics);
+  return { sight, registry: options.registry, metrics, polite: politenessState(config, options.redis, options.registry) };
 }
 
 /** How one verifier uses the shared parts: its session slots, whose work it does, its prober tuning. */
@@ -95,15 +108,15 @@ export function observeSight(sight: Sight, metrics: VerifyMetrics): void {
  */
 function partsAlone(options: VerifyHandlerOptions): VerifyParts {
   const { config, redis } = options;
-  const metrics = options.registry === undefined ? undefined : createVerifyMetrics(options.registry);
-  const sight = startSight(config, options.logger);
-  if (metrics !== undefined) observeSight(sight, metrics);
   const prefix = config.REDIS_PREFIX;
   return {
+    ...(options.process ??
+      startVerifyProcess(config, {
+        ...(options.registry === undefined ? {} : { registry: options.registry }),
+        ...(options.logger === undefined ? {} : { logger: options.logger }),
+        ...(redis === undefined ? {} : { redis }),
+      })),
     config,
-    sight,
-    registry: options.registry,
-    metrics,
     outcomes:
       redis === undefined
         ? new MemoryTtlCache<CachedOutcome>()
@@ -112,7 +125,6 @@ function partsAlone(options: VerifyHandlerOptions): VerifyParts {
       redis === undefined
         ? new MemoryTtlCache<ControlEvidence>(EVIDENCE_CACHE.memoryEntries)
         : new RedisTtlCache(redis, `${prefix}:${EVIDENCE_CACHE.name}`, EVIDENCE_CACHE.codec),
-    polite: politenessState(config, redis, options.registry),
     feedback:
       options.feedback ??
       (redis !== undefined ? redisFeedback(redis, prefix, config) : config.mode === 'embedded' ? memoryFeedback(config) : undefined),

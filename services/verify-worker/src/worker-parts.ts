@@ -11,11 +11,8 @@ import { errorKind, errorLog, type Logger } from '@svc/telemetry';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ProbeTuning } from './engine/mail-server-probe.ts';
 import { LocalPriorityLimiter, RedisHostLimiter, type PrioritySessionLimiter } from './engine/shared-host-limiter.ts';
-import { EVIDENCE_CACHE, OUTCOME_CACHE, assembleVerifier, observeSight, verifyJobHandler, type VerifyParts } from './handler.ts';
-import { startSight } from './health/sight.ts';
+import { EVIDENCE_CACHE, OUTCOME_CACHE, assembleVerifier, startVerifyProcess, verifyJobHandler, type VerifyParts } from './handler.ts';
 import { listProcessorOn } from './lists/assemble.ts';
-import { createVerifyMetrics } from './metrics.ts';
-import { politenessState } from './politeness/assemble.ts';
 
 export interface VerifyWork {
   /** The `verify` job's handler (batches). */
@@ -38,18 +35,13 @@ export interface VerifyWorkOptions {
 export function createVerifyWork(backend: Backend, options: VerifyWorkOptions): VerifyWork {
   const { config } = backend;
   const { registry, logger } = options;
-  const metrics = createVerifyMetrics(registry);
-  const sight = startSight(config, logger);
-  observeSight(sight, metrics);
   const state = backend.state;
+  const shared = startVerifyProcess(config, { registry, logger, ...(state.kind === 'redis' ? { redis: state.redis } : {}) });
   const parts: VerifyParts = {
+    ...shared,
     config,
-    sight,
-    registry,
-    metrics,
     outcomes: backend.cache(OUTCOME_CACHE.name, OUTCOME_CACHE.codec),
     evidence: backend.cache(EVIDENCE_CACHE.name, EVIDENCE_CACHE.codec, EVIDENCE_CACHE.memoryEntries),
-    polite: politenessState(config, state.kind === 'redis' ? state.redis : undefined, registry),
     feedback: backend.feedback,
   };
   const { limiter, reachable } = sessionLimiter(backend, registry, logger);
@@ -67,7 +59,7 @@ export function createVerifyWork(backend: Backend, options: VerifyWorkOptions): 
       logger,
     }),
     readiness: () => Promise.resolve(reachable() ? undefined : 'SMTP session limits in Redis are unreachable: sessions wait for them.'),
-    close: () => sight.stop(),
+    close: () => shared.sight.stop(),
   };
 }
 

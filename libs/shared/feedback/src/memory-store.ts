@@ -1,16 +1,7 @@
 /** Embedded mode's feedback store: the same rules as Redis's, in this process's memory. */
 import { EMPTY_STATE, EMPTY_TALLY, applyEvent, moveTally, standingOf, type AddressState, type Tally } from './state.ts';
-import {
-  MAX_EVENTS_PER_ADDRESS,
-  MAX_VERIFICATIONS_PER_ADDRESS,
-  newestFirst,
-  type EventRecord,
-  type FeedbackStore,
-  type Recall,
-  type StoredEvent,
-  type StoredVerification,
-  type VerificationRecord,
-} from './store.ts';
+import { KEPT, recentFirst, type RecordKind, type ScopeRecords } from './records.ts';
+import type { EventRecord, FeedbackStore, Recall, StoredEvent, StoredVerification, VerificationRecord } from './store.ts';
 
 interface Kept<T> {
   value: T;
@@ -18,13 +9,8 @@ interface Kept<T> {
   expiresAt: number;
 }
 
-interface ScopeData {
-  addresses: Map<string, Kept<AddressState>>;
-  events: Map<string, Kept<StoredEvent[]>>;
-  verifications: Map<string, Kept<StoredVerification[]>>;
-  domains: Map<string, Kept<Tally & { catchAll: boolean }>>;
-  overall: Tally;
-}
+/** A scope's records (records.ts), one map per kind, and its catch-all tally. */
+type ScopeData = { [K in RecordKind]: Map<string, Kept<ScopeRecords[K]>> } & { overall: Tally };
 
 export class MemoryFeedbackStore implements FeedbackStore {
   private readonly scopes = new Map<string, ScopeData>();
@@ -34,7 +20,7 @@ export class MemoryFeedbackStore implements FeedbackStore {
   private scope(name: string): ScopeData {
     let data = this.scopes.get(name);
     if (data === undefined) {
-      data = { addresses: new Map(), events: new Map(), verifications: new Map(), domains: new Map(), overall: { ...EMPTY_TALLY } };
+      data = { address: new Map(), events: new Map(), verifications: new Map(), domain: new Map(), overall: { ...EMPTY_TALLY } };
       this.scopes.set(name, data);
     }
     return data;
@@ -54,17 +40,17 @@ export class MemoryFeedbackStore implements FeedbackStore {
     const data = this.scope(scope);
     const expiresAt = now + this.retentionMs;
     for (const event of events) {
-      const before = this.read(data.addresses, event.hash, now) ?? EMPTY_STATE;
+      const before = this.read(data.address, event.hash, now) ?? EMPTY_STATE;
       const after = applyEvent(before, event.outcome, event.at);
-      data.addresses.set(event.hash, { value: after, expiresAt });
-      const domain = this.read(data.domains, event.domain, now) ?? { ...EMPTY_TALLY, catchAll: false };
+      data.address.set(event.hash, { value: after, expiresAt });
+      const domain = this.read(data.domain, event.domain, now) ?? { ...EMPTY_TALLY, catchAll: false };
       const from = standingOf(before);
       const to = standingOf(after);
-      data.domains.set(event.domain, { value: { ...moveTally(domain, from, to), catchAll: domain.catchAll }, expiresAt });
+      data.domain.set(event.domain, { value: { ...moveTally(domain, from, to), catchAll: domain.catchAll }, expiresAt });
       if (domain.catchAll) data.overall = moveTally(data.overall, from, to);
       const kept = this.read(data.events, event.hash, now) ?? [];
       kept.unshift({ at: event.at, outcome: event.outcome, source: event.source });
-      data.events.set(event.hash, { value: kept.slice(0, MAX_EVENTS_PER_ADDRESS), expiresAt });
+      data.events.set(event.hash, { value: kept.slice(0, KEPT.events), expiresAt });
     }
     return Promise.resolve();
   }
@@ -73,12 +59,12 @@ export class MemoryFeedbackStore implements FeedbackStore {
     const data = this.scope(scope);
     const addresses = new Map<string, AddressState>();
     for (const hash of hashes) {
-      const state = this.read(data.addresses, hash, now);
+      const state = this.read(data.address, hash, now);
       if (state !== undefined) addresses.set(hash, state);
     }
     const tallies = new Map<string, Tally>();
     for (const domain of domains) {
-      const tally = this.read(data.domains, domain, now);
+      const tally = this.read(data.domain, domain, now);
       if (tally !== undefined) tallies.set(domain, { delivered: tally.delivered, bounced: tally.bounced });
     }
     return Promise.resolve({ addresses, domains: tallies, overall: { ...data.overall } });
@@ -87,10 +73,10 @@ export class MemoryFeedbackStore implements FeedbackStore {
   markCatchAll(scope: string, domains: readonly string[], now: number): Promise<void> {
     const data = this.scope(scope);
     for (const domain of domains) {
-      const tally = this.read(data.domains, domain, now) ?? { ...EMPTY_TALLY, catchAll: false };
+      const tally = this.read(data.domain, domain, now) ?? { ...EMPTY_TALLY, catchAll: false };
       if (tally.catchAll) continue;
       data.overall = { delivered: data.overall.delivered + tally.delivered, bounced: data.overall.bounced + tally.bounced };
-      data.domains.set(domain, { value: { ...tally, catchAll: true }, expiresAt: now + this.retentionMs });
+      data.domain.set(domain, { value: { ...tally, catchAll: true }, expiresAt: now + this.retentionMs });
     }
     return Promise.resolve();
   }
@@ -100,18 +86,16 @@ export class MemoryFeedbackStore implements FeedbackStore {
     for (const { hash, ...entry } of entries) {
       const kept = this.read(data.verifications, hash, now) ?? [];
       kept.unshift(entry);
-      data.verifications.set(hash, { value: kept.slice(0, MAX_VERIFICATIONS_PER_ADDRESS), expiresAt: now + this.retentionMs });
+      data.verifications.set(hash, { value: kept.slice(0, KEPT.verifications), expiresAt: now + this.retentionMs });
     }
     return Promise.resolve();
   }
 
   history(scope: string, hash: string, now: number): Promise<{ verifications: StoredVerification[]; events: StoredEvent[] }> {
     const data = this.scope(scope);
-    const since = now - this.retentionMs;
-    const recent = <T extends { at: number }>(entries: T[] | undefined) => newestFirst((entries ?? []).filter((entry) => entry.at > since));
     return Promise.resolve({
-      verifications: recent(this.read(data.verifications, hash, now)),
-      events: recent(this.read(data.events, hash, now)),
+      verifications: recentFirst(this.read(data.verifications, hash, now), now, this.retentionMs),
+      events: recentFirst(this.read(data.events, hash, now), now, this.retentionMs),
     });
   }
 

@@ -12,116 +12,32 @@
  * Each key lives HISTORY_RETENTION_DAYS after its last write (EXPIRE on every write), and entries
  * older than that are left out when read. No address, only keyed hashes (address-hash.ts).
  */
+import { readFileSync } from 'node:fs';
 import type { Redis } from '@svc/jobs/redis';
 import { generateHashSecret } from './address-hash.ts';
 import type { Feedback } from './feedback.ts';
 import { feedbackFromConfig, settingsOf, type FeedbackEnv } from './from-config.ts';
 import { OUTCOMES, SOURCES, type FeedbackSource, type Outcome } from './events.ts';
 import type { AddressState, Tally } from './state.ts';
-import {
-  MAX_EVENTS_PER_ADDRESS,
-  MAX_VERIFICATIONS_PER_ADDRESS,
-  newestFirst,
-  type EventRecord,
-  type FeedbackStore,
-  type Recall,
-  type StoredEvent,
-  type StoredVerification,
-  type VerificationRecord,
-} from './store.ts';
+import { ADDRESS_FIELDS, KEPT, recentFirst, recordName } from './records.ts';
+import type { EventRecord, FeedbackStore, Recall, StoredEvent, StoredVerification, VerificationRecord } from './store.ts';
+
+/** A script of the lua/ folder beside this module, read once at load (the build copies the folder beside the compiled files). */
+const lua = (name: string): string => readFileSync(new URL(`./lua/${name}`, import.meta.url), 'utf8');
 
 /** The standing arithmetic of state.ts (standingOf, applyEvent, moveTally), in Lua. */
-const RECORD_SCRIPT = `
-local function standing(lb, ld)
-  if lb == 0 and ld == 0 then return 'none' end
-  if lb >= ld then return 'bounced' end
-  return 'delivered'
-end
-local function move(key, state, by)
-  if state == 'delivered' then redis.call('HINCRBY', key, 'd', by)
-  elseif state == 'bounced' then redis.call('HINCRBY', key, 'b', by) end
-end
-local function latest(key, field, at, current)
-  if at > current then redis.call('HSET', key, field, ARGV[2]) return at end
-  return current
-end
-local fields = redis.call('HMGET', KEYS[1], 'lb', 'ld', 'lc', 'le')
-local lb = tonumber(fields[1]) or 0
-local ld = tonumber(fields[2]) or 0
-local lc = tonumber(fields[3]) or 0
-local le = tonumber(fields[4]) or 0
-local before = standing(lb, ld)
-local outcome = ARGV[1]
-local at = tonumber(ARGV[2])
-if outcome == 'hard_bounce' then
-  redis.call('HINCRBY', KEYS[1], 'b', 1)
-  lb = latest(KEYS[1], 'lb', at, lb)
-elseif outcome == 'delivered' then
-  redis.call('HINCRBY', KEYS[1], 'd', 1)
-  ld = latest(KEYS[1], 'ld', at, ld)
-elseif outcome == 'complaint' then
-  redis.call('HINCRBY', KEYS[1], 'c', 1)
-  lc = latest(KEYS[1], 'lc', at, lc)
-else
-  redis.call('HINCRBY', KEYS[1], 's', 1)
-end
-latest(KEYS[1], 'le', at, le)
-local after = standing(lb, ld)
-if before ~= after then
-  move(KEYS[3], before, -1)
-  move(KEYS[3], after, 1)
-  if redis.call('HGET', KEYS[3], 'ca') == '1' then
-    move(KEYS[4], before, -1)
-    move(KEYS[4], after, 1)
-  end
-end
-redis.call('LPUSH', KEYS[2], ARGV[2] .. '|' .. outcome .. '|' .. ARGV[3])
-redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[5]) - 1)
-for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[4]) end
-if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('EXPIRE', KEYS[4], ARGV[4]) end
-return 1`;
+const RECORD_SCRIPT = lua('feedback-record.lua');
 
-const MARK_CATCH_ALL_SCRIPT = `
-if redis.call('HSETNX', KEYS[1], 'ca', '1') == 1 then
-  local fields = redis.call('HMGET', KEYS[1], 'd', 'b')
-  local d = tonumber(fields[1]) or 0
-  local b = tonumber(fields[2]) or 0
-  if d ~= 0 then redis.call('HINCRBY', KEYS[2], 'd', d) end
-  if b ~= 0 then redis.call('HINCRBY', KEYS[2], 'b', b) end
-end
-redis.call('EXPIRE', KEYS[1], ARGV[1])
-if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('EXPIRE', KEYS[2], ARGV[1]) end
-return 1`;
+const MARK_CATCH_ALL_SCRIPT = lua('feedback-mark-catch-all.lua');
 
 type Pipeline = ReturnType<Redis['pipeline']>;
-type ScriptedPipeline = Pipeline & {
-  feedbackRecord(
-    a: string,
-    e: string,
-    d: string,
-    k: string,
-    outcome: string,
-    at: string,
-    source: string,
-    ttl: number,
-    max: number,
-  ): Pipeline;
-  feedbackMarkCatchAll(d: string, k: string, ttl: number): Pipeline;
-};
-type ScriptedRedis = Redis & {
-  feedbackRecord(
-    a: string,
-    e: string,
-    d: string,
-    k: string,
-    outcome: string,
-    at: string,
-    source: string,
-    ttl: number,
-    max: number,
-  ): Promise<unknown>;
-  feedbackMarkCatchAll(d: string, k: string, ttl: number): Promise<unknown>;
-};
+/** The commands defineCommand adds (the scripts' keys: address, events, domain, overall), answering `R`. */
+interface Scripts<R> {
+  feedbackRecord(a: string, e: string, d: string, k: string, outcome: string, at: string, source: string, ttl: number, max: number): R;
+  feedbackMarkCatchAll(d: string, k: string, ttl: number): R;
+}
+type ScriptedPipeline = Pipeline & Scripts<Pipeline>;
+type ScriptedRedis = Redis & Scripts<Promise<unknown>>;
 
 const count = (value: string | null | undefined): number => {
   const parsed = Number(value ?? 0);
@@ -149,8 +65,9 @@ export class RedisFeedbackStore implements FeedbackStore {
     this.ttlSeconds = Math.max(1, Math.ceil(retentionMs / 1_000));
   }
 
-  private key(scope: string, rest: string): string {
-    return `${this.prefix}:fb:{${scope}}:${rest}`;
+  /** A record's key (records.ts): every record of a scope in the scope's slot. */
+  private key(scope: string, record: string): string {
+    return `${this.prefix}:fb:{${scope}}:${record}`;
   }
 
   async record(scope: string, events: readonly EventRecord[]): Promise<void> {
@@ -159,15 +76,15 @@ export class RedisFeedbackStore implements FeedbackStore {
     const pipeline = this.redis.pipeline() as ScriptedPipeline;
     for (const event of events) {
       pipeline.feedbackRecord(
-        this.key(scope, `a:${event.hash}`),
-        this.key(scope, `e:${event.hash}`),
-        this.key(scope, `d:${event.domain}`),
-        this.key(scope, 'k'),
+        this.key(scope, recordName('address', event.hash)),
+        this.key(scope, recordName('events', event.hash)),
+        this.key(scope, recordName('domain', event.domain)),
+        this.key(scope, recordName('overall')),
         event.outcome,
         String(Math.round(event.at)),
         event.source,
         this.ttlSeconds,
-        MAX_EVENTS_PER_ADDRESS,
+        KEPT.events,
       );
     }
     await execAll(pipeline);
@@ -175,9 +92,9 @@ export class RedisFeedbackStore implements FeedbackStore {
 
   async recall(scope: string, hashes: readonly string[], domains: readonly string[]): Promise<Recall> {
     const pipeline = this.redis.pipeline();
-    for (const hash of hashes) pipeline.hmget(this.key(scope, `a:${hash}`), 'b', 's', 'd', 'c', 'lb', 'ld', 'lc', 'le');
-    for (const domain of domains) pipeline.hmget(this.key(scope, `d:${domain}`), 'd', 'b');
-    pipeline.hmget(this.key(scope, 'k'), 'd', 'b');
+    for (const hash of hashes) pipeline.hmget(this.key(scope, recordName('address', hash)), ...ADDRESS_FIELDS);
+    for (const domain of domains) pipeline.hmget(this.key(scope, recordName('domain', domain)), 'd', 'b');
+    pipeline.hmget(this.key(scope, recordName('overall')), 'd', 'b');
     const replies = await execAll(pipeline);
     const fields = (index: number): Array<string | null> => {
       const reply = replies[index];
@@ -185,7 +102,7 @@ export class RedisFeedbackStore implements FeedbackStore {
     };
     const addresses = new Map<string, AddressState>();
     hashes.forEach((hash, index) => {
-      const [b, s, d, c, lb, ld, lc, le] = fields(index);
+      const [b, s, d, c, lb, ld, lc, le] = fields(index); // ADDRESS_FIELDS' order
       if (le === null || le === undefined) return;
       addresses.set(hash, {
         bounces: count(b),
@@ -210,7 +127,8 @@ export class RedisFeedbackStore implements FeedbackStore {
   async markCatchAll(scope: string, domains: readonly string[]): Promise<void> {
     if (domains.length === 0) return;
     const pipeline = this.redis.pipeline() as ScriptedPipeline;
-    for (const domain of domains) pipeline.feedbackMarkCatchAll(this.key(scope, `d:${domain}`), this.key(scope, 'k'), this.ttlSeconds);
+    for (const domain of domains)
+      pipeline.feedbackMarkCatchAll(this.key(scope, recordName('domain', domain)), this.key(scope, recordName('overall')), this.ttlSeconds);
     await execAll(pipeline);
   }
 
@@ -218,9 +136,9 @@ export class RedisFeedbackStore implements FeedbackStore {
     if (entries.length === 0) return;
     const pipeline = this.redis.pipeline();
     for (const entry of entries) {
-      const key = this.key(scope, `v:${entry.hash}`);
+      const key = this.key(scope, recordName('verifications', entry.hash));
       pipeline.lpush(key, `${Math.round(entry.at)}|${entry.verdict}|${entry.reason}|${entry.score}`);
-      pipeline.ltrim(key, 0, MAX_VERIFICATIONS_PER_ADDRESS - 1);
+      pipeline.ltrim(key, 0, KEPT.verifications - 1);
       pipeline.expire(key, this.ttlSeconds);
     }
     await execAll(pipeline);
@@ -228,24 +146,25 @@ export class RedisFeedbackStore implements FeedbackStore {
 
   async history(scope: string, hash: string, now: number): Promise<{ verifications: StoredVerification[]; events: StoredEvent[] }> {
     const [verifications, events] = await Promise.all([
-      this.redis.lrange(this.key(scope, `v:${hash}`), 0, -1),
-      this.redis.lrange(this.key(scope, `e:${hash}`), 0, -1),
+      this.redis.lrange(this.key(scope, recordName('verifications', hash)), 0, -1),
+      this.redis.lrange(this.key(scope, recordName('events', hash)), 0, -1),
     ]);
-    const since = now - this.retentionMs;
     return {
-      verifications: newestFirst(
+      verifications: recentFirst(
         verifications.flatMap((line): StoredVerification[] => {
           const [at, verdict, reason, score] = line.split('|');
-          const when = Number(at);
-          return when > since && verdict !== undefined && reason !== undefined ? [{ at: when, verdict, reason, score: Number(score) }] : [];
+          return verdict !== undefined && reason !== undefined ? [{ at: Number(at), verdict, reason, score: Number(score) }] : [];
         }),
+        now,
+        this.retentionMs,
       ),
-      events: newestFirst(
+      events: recentFirst(
         events.flatMap((line): StoredEvent[] => {
           const [at, outcome, source] = line.split('|');
-          const when = Number(at);
-          return when > since && isOutcome(outcome) && isSource(source) ? [{ at: when, outcome, source }] : [];
+          return isOutcome(outcome) && isSource(source) ? [{ at: Number(at), outcome, source }] : [];
         }),
+        now,
+        this.retentionMs,
       ),
     };
   }

@@ -28,6 +28,7 @@
  * it is written by single commands, before a list exists and after it is finished, and the
  * janitor reads it alone and tolerates an id whose list is gone.
  */
+import { readFileSync } from 'node:fs';
 import { LIST_STATUSES, isEnded, verifyResultSchema, type ListStatus, type VerifyResult } from '@svc/contracts';
 import type { Redis } from '@svc/jobs/redis';
 import { z } from 'zod';
@@ -35,6 +36,9 @@ import type { Commit, CommitOutcome, CsvLayout, InputRow, ListRecord, NewList, R
 import { decodeCursor, encodeCursor } from './rules.ts';
 import { packChunk, parseResultField, resultOfShape, shapeOf, unpackChunk } from './stored-encoding.ts';
 import type { ChunkProgress, ListPage, ListStore, PendingWork } from './store.ts';
+
+/** A script of the lua/ folder beside this module, read once at load (the build copies the folder beside the compiled files). */
+const lua = (name: string): string => readFileSync(new URL(`./lua/${name}`, import.meta.url), 'utf8');
 
 /** Staged input of an upload that never completed goes away on its own. */
 const STAGING_TTL_S = 86_400;
@@ -44,149 +48,32 @@ const ROWS_INDEX_TTL_S = 60 * 86_400;
 /** What a list counts against its key's storage quota: every row, duplicates and rows without an address included. */
 export const storedRowsOf = (list: Pick<NewList, 'count' | 'layout'>): number => list.count + (list.layout.skipped ?? 0);
 
-const RESERVE = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
-return 1
-`;
+const RESERVE = lua('list-reserve.lua');
 
 /** Leaves the status as nextStatus() in rules.ts decides; frees the key's slot past running. */
-const MOVE = `
-local function move(status, now, event_id)
-  local current = redis.call('HGET', KEYS[1], 'status')
-  if status == current then return end
-  redis.call('HSET', KEYS[1], 'status', status)
-  if status ~= 'running' then redis.call('ZREM', KEYS[2], redis.call('HGET', KEYS[1], 'id')) end
-  if status == 'completed' or status == 'cancelled' or status == 'failed' then
-    redis.call('HSET', KEYS[1], 'completedAt', now, 'eventId', event_id)
-  end
-end
-local function is_ended(status) return status == 'completed' or status == 'cancelled' or status == 'failed' end
-`;
+const MOVE = lua('list-move.lua');
 
 /**
  * KEYS: record, active slots, results, retries, chunks, retry groups, shapes. ARGV: now, chunk,
  * round (0: first pass), event id, settled count n, then n x (index, entries, verdict, result
  * shape), then per retry (index, round, due, entries, result shape, reason).
  */
-const COMMIT = `${MOVE}
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return {'failed', 0} end
-if is_ended(status) then return {status, 0} end
-local now = ARGV[1]
-if status == 'queued' then
-  redis.call('HSET', KEYS[1], 'status', 'running', 'startedAt', now)
-  status = 'running'
-end
-redis.call('HSET', KEYS[1], 'touchedAt', now)
-local function shape_of(result)
-  local digest = 'h' .. string.sub(redis.sha1hex(result), 1, 16)
-  local shape = redis.call('HGET', KEYS[7], digest)
-  if not shape then
-    shape = redis.call('HINCRBY', KEYS[7], 'n', 1)
-    redis.call('HSET', KEYS[7], digest, shape, shape, result)
-  end
-  return shape
-end
--- An address no longer waiting: its entries leave the count of its reason.
-local function unwait(index)
-  local mark = redis.call('HGET', KEYS[4], index)
-  if not mark then return end
-  local entries, reason = string.match(mark, '^%d+:%d+:(%d+):%d+:(.+)$')
-  if entries then redis.call('HINCRBY', KEYS[1], 'w:' .. reason, -tonumber(entries)) end
-end
-local n = tonumber(ARGV[5])
-local at = 6
-for _ = 1, n do
-  local index, entries, verdict, result = ARGV[at], tonumber(ARGV[at + 1]), ARGV[at + 2], ARGV[at + 3]
-  at = at + 4
-  if redis.call('HEXISTS', KEYS[3], index) == 0 then
-    local seq = redis.call('HINCRBY', KEYS[1], 'settled', 1)
-    local shape = shape_of(result)
-    redis.call('HSET', KEYS[3], index, seq .. ':' .. shape)
-    unwait(index)
-    redis.call('HDEL', KEYS[4], index)
-    redis.call('HINCRBY', KEYS[1], 'processed', entries)
-    redis.call('HINCRBY', KEYS[1], 's:' .. verdict, entries)
-  end
-end
-while at + 5 <= #ARGV do
-  if redis.call('HEXISTS', KEYS[3], ARGV[at]) == 0 then
-    unwait(ARGV[at])
-    local shape = shape_of(ARGV[at + 4])
-    redis.call('HSET', KEYS[4], ARGV[at], ARGV[at + 1] .. ':' .. ARGV[at + 2] .. ':' .. ARGV[at + 3] .. ':' .. shape .. ':' .. ARGV[at + 5])
-    redis.call('HINCRBY', KEYS[1], 'w:' .. ARGV[at + 5], ARGV[at + 3])
-    local group = ARGV[2] .. ':' .. ARGV[at + 1]
-    local due = redis.call('ZSCORE', KEYS[6], group)
-    if not due or tonumber(due) > tonumber(ARGV[at + 2]) then redis.call('ZADD', KEYS[6], ARGV[at + 2], group) end
-  end
-  at = at + 6
-end
-if tonumber(ARGV[3]) == 0 then
-  redis.call('SADD', KEYS[5], ARGV[2])
-else
-  redis.call('ZREM', KEYS[6], ARGV[2] .. ':' .. ARGV[3])
-end
-local settled = tonumber(redis.call('HGET', KEYS[1], 'settled'))
-local distinct = tonumber(redis.call('HGET', KEYS[1], 'distinct'))
-local next_status = status
-if settled >= distinct then
-  next_status = 'completed'
-elseif status == 'running' and redis.call('SCARD', KEYS[5]) >= tonumber(redis.call('HGET', KEYS[1], 'workChunks')) then
-  next_status = 'retrying'
-end
-move(next_status, now, ARGV[4])
-return {next_status, 1}
-`;
+const COMMIT = MOVE + lua('list-commit.lua');
 
 /**
  * `finish`: KEYS: record, active slots, results, retries, retry groups. ARGV: now, event id. A
  * retrying list settles each waiting address as its last result (risky) and completes.
  */
-const SETTLE_WAITING = `${MOVE}
-if redis.call('HGET', KEYS[1], 'status') ~= 'retrying' then return 0 end
-local marks = redis.call('HGETALL', KEYS[4])
-for i = 1, #marks, 2 do
-  local entries, shape = string.match(marks[i + 1], '^%d+:%d+:(%d+):(%d+):')
-  if entries and redis.call('HEXISTS', KEYS[3], marks[i]) == 0 then
-    local seq = redis.call('HINCRBY', KEYS[1], 'settled', 1)
-    redis.call('HSET', KEYS[3], marks[i], seq .. ':' .. shape)
-    redis.call('HINCRBY', KEYS[1], 'processed', entries)
-    redis.call('HINCRBY', KEYS[1], 's:risky', entries)
-  end
-end
-redis.call('DEL', KEYS[4], KEYS[5])
-for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
-  if string.sub(field, 1, 2) == 'w:' then redis.call('HDEL', KEYS[1], field) end
-end
-move('completed', ARGV[1], ARGV[2])
-return 1
-`;
+const SETTLE_WAITING = MOVE + lua('list-settle-waiting.lua');
 
 /** KEYS: record, active slots. ARGV: status, now, event id, error. */
-const END = `${MOVE}
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return 0 end
-if is_ended(status) then return 1 end
-move(ARGV[1], ARGV[2], ARGV[3])
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
-return 1
-`;
+const END = MOVE + lua('list-end.lua');
 
 /** KEYS: record. ARGV: now. */
-const MARK_RUNNING = `
-if redis.call('HGET', KEYS[1], 'status') == 'queued' then redis.call('HSET', KEYS[1], 'status', 'running', 'startedAt', ARGV[1], 'touchedAt', ARGV[1]) end
-return 1
-`;
+const MARK_RUNNING = lua('list-mark-running.lua');
 
 /** KEYS: record. ARGV: now, lease until. */
-const CLAIM_CALLBACK = `
-if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HGET', KEYS[1], 'callbackQueued') == '1' then return 0 end
-if tonumber(redis.call('HGET', KEYS[1], 'callbackClaim') or '0') > tonumber(ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[1], 'callbackClaim', ARGV[2])
-return 1
-`;
+const CLAIM_CALLBACK = lua('list-claim-callback.lua');
 
 type ListRedis = Redis & {
   listMarkRunning(record: string, now: number): Promise<number>;

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerifyResult } from '@svc/contracts';
 import { createRedis, waitForRedis, type Redis } from '@svc/jobs/redis';
 import { dropPrefix, testRedisUrl, uniquePrefix, verifyResult } from '@svc/testkit';
-import { ListBuilder } from '../src/list-builder.ts';
 import { RedisListStore } from '../src/redis-store.ts';
+import { listBytes, writeList } from './support/stored-list.ts';
 
 const prefix = uniquePrefix('store-bytes');
 let redis: Redis;
@@ -46,48 +46,8 @@ const resultOf = (email: string, i: number): VerifyResult => {
   });
 };
 
-async function storeList(
-  store: RedisListStore,
-  row: (i: number) => string[],
-): Promise<{ id: string; work: Array<Array<[number, string, number]>> }> {
-  const id = `lst_${randomBytes(12).toString('hex')}`;
-  const builder = new ListBuilder(store, id, 0);
-  for (let i = 0; i < ROWS; i += 1) await builder.add(row(i));
-  await builder.flush();
-  const work = builder.work();
-  await store.create(
-    {
-      id,
-      keyId: 'key-bytes',
-      name: null,
-      count: builder.count,
-      distinct: builder.distinct,
-      inputChunks: builder.inputChunks,
-      workChunks: work.length,
-      createdAt: Date.now(),
-      callbackUrl: null,
-      allowance: 0,
-      layout: { columns: ['email'], addressColumn: 0, delimiter: ',', bom: false },
-    },
-    work,
-  );
-  for (const [chunk, items] of work.entries())
-    await store.commit(id, {
-      now: Date.now(),
-      chunk,
-      round: 0,
-      settled: items.map(([index, email, entries]) => ({ index, entries, result: resultOf(email, index) })),
-      retries: [],
-      eventId: `evt_${chunk}`,
-    });
-  return { id, work };
-}
-
-async function bytesPerRow(id: string): Promise<number> {
-  let total = 0;
-  for (const key of await redis.keys(`${prefix}:list:{${id}}*`)) total += Number(await redis.memory('USAGE', key, 'SAMPLES', '0'));
-  return total / ROWS;
-}
+const storeList = (store: RedisListStore, row: (i: number) => string[]) => writeList(store, ROWS, row, resultOf);
+const bytesPerRow = async (id: string): Promise<number> => (await listBytes(redis, prefix, id)) / ROWS;
 
 describe('redis list store at rest', () => {
   it(

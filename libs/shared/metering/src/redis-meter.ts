@@ -7,6 +7,7 @@
  * holds what its record answered (`calls:billable:used`) or `void`, for CHARGE_ID_TTL_MS; it goes
  * to the replica with the record it belongs to (one script, one replicated unit).
  */
+import { readFileSync } from 'node:fs';
 import { OPERATION_IDS, type OperationId } from '@svc/contracts';
 import type { Redis } from '@svc/jobs/redis';
 import { allowancePool, freeRemaining } from './billing.ts';
@@ -22,6 +23,9 @@ import {
   type UnitsRecorded,
 } from './meter.ts';
 
+/** A script of the lua/ folder beside this module, read once at load (the build copies the folder beside the compiled files). */
+const lua = (name: string): string => readFileSync(new URL(`./lua/${name}`, import.meta.url), 'utf8');
+
 /** Usage is kept for 400 days: long enough to answer billing questions about last year's months. */
 const RETENTION_SECONDS = 400 * 86_400;
 
@@ -30,30 +34,7 @@ const RETENTION_SECONDS = 400 * 86_400;
  * allowance. The pool and the allowance come in from billing.ts; this only repeats its sum and its
  * comparison (`isBillable`) where they can be made atomically.
  */
-const RECORD_ONE = `
-local function pool_calls(pool)
-  local used = 0
-  for _, member in ipairs(pool) do
-    used = used + tonumber(redis.call('HGET', KEYS[1], member .. ':calls') or '0')
-  end
-  return used
-end
-local function record_one(operation, allowance, pool)
-  local calls = redis.call('HINCRBY', KEYS[1], operation .. ':calls', 1)
-  local used = pool_calls(pool)
-  local billable = 0
-  if used > allowance then
-    billable = 1
-    redis.call('HINCRBY', KEYS[1], operation .. ':billable', 1)
-  end
-  return calls, billable, used
-end
-local function pool_from(first, last)
-  local pool = {}
-  for i = first, last do pool[#pool + 1] = ARGV[i] end
-  return pool
-end
-`;
+const RECORD_ONE = lua('meter-record-one.lua');
 
 /**
  * KEYS[2] is the charge id's key. ARGV: operation, allowance, ttl, give-up time (ms since the
@@ -62,24 +43,7 @@ end
  * caller was answered 503, not billed. A charge id already recorded answers its first record
  * again (-2: it was voided), recording nothing.
  */
-const RECORD_SCRIPT = `${RECORD_ONE}
-local give_up = tonumber(ARGV[4])
-if give_up > 0 then
-  local now = redis.call('TIME')
-  if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > give_up then return {-1, 0, 0} end
-end
-local known = redis.call('GET', KEYS[2])
-if known == 'void' then return {-2, 0, 0} end
-if known then
-  local calls, billable, used = string.match(known, '^(%d+):(%d):(%d+)$')
-  return {tonumber(calls), tonumber(billable), tonumber(used)}
-end
-local pool = pool_from(6, #ARGV)
-local calls, billable, used = record_one(ARGV[1], tonumber(ARGV[2]), pool)
-redis.call('EXPIRE', KEYS[1], ARGV[3])
-redis.call('SET', KEYS[2], calls .. ':' .. billable .. ':' .. used, 'PX', ARGV[5])
-return {calls, billable, used}
-`;
+const RECORD_SCRIPT = RECORD_ONE + lua('meter-record.lua');
 
 /**
  * KEYS[2] is the charge id's key. ARGV: operation, allowance, charge id ttl (ms), pool... Leaves
@@ -88,49 +52,13 @@ return {calls, billable, used}
  * the pool is still at its allowance (billing.ts, voidFreesBilledCall). Answers 1 when it
  * cancelled a record, 0 when there was none (never made, voided already, or forgotten).
  */
-const VOID_SCRIPT = `${RECORD_ONE}
-local known = redis.call('GET', KEYS[2])
-redis.call('SET', KEYS[2], 'void', 'PX', ARGV[3])
-if not known or known == 'void' then return 0 end
-local billable_field = ARGV[1] .. ':billable'
-redis.call('HINCRBY', KEYS[1], ARGV[1] .. ':calls', -1)
-local frees_billed = pool_calls(pool_from(4, #ARGV)) >= tonumber(ARGV[2])
-local billed = tonumber(redis.call('HGET', KEYS[1], billable_field) or '0')
-if (string.match(known, '^%d+:(%d)') == '1' or frees_billed) and billed > 0 then
-  redis.call('HINCRBY', KEYS[1], billable_field, -1)
-end
-return 1
-`;
+const VOID_SCRIPT = RECORD_ONE + lua('meter-void.lua');
 
 /**
  * KEYS[2] is the ledger. ARGV: operation, allowance, ttl, pool..., upTo, addresses. The addresses
  * the ledger gained go to the month's `<operation>:addresses` (usage in addresses).
  */
-const RECORD_UNITS_SCRIPT = `${RECORD_ONE}
-local up_to = tonumber(ARGV[#ARGV - 1])
-local addresses = tonumber(ARGV[#ARGV])
-local pool = pool_from(4, #ARGV - 2)
-local had_addresses = tonumber(redis.call('HGET', KEYS[2], 'addresses') or '0')
-if addresses > had_addresses then
-  redis.call('HINCRBY', KEYS[1], ARGV[1] .. ':addresses', addresses - had_addresses)
-  redis.call('HSET', KEYS[2], 'addresses', addresses)
-  redis.call('EXPIRE', KEYS[1], ARGV[3])
-end
-local have = tonumber(redis.call('HGET', KEYS[2], 'units') or '0')
-local recorded, billable_units = 0, 0
-for unit = have + 1, up_to do
-  local _, billable = record_one(ARGV[1], tonumber(ARGV[2]), pool)
-  recorded = recorded + 1
-  billable_units = billable_units + billable
-end
-if recorded > 0 then
-  redis.call('HSET', KEYS[2], 'units', up_to)
-  redis.call('HINCRBY', KEYS[2], 'billable', billable_units)
-  redis.call('EXPIRE', KEYS[1], ARGV[3])
-end
-redis.call('EXPIRE', KEYS[2], ARGV[3])
-return {recorded, billable_units}
-`;
+const RECORD_UNITS_SCRIPT = RECORD_ONE + lua('meter-record-units.lua');
 
 type MeterRedis = Redis & {
   meterRecord(

@@ -8,6 +8,7 @@
  * routes: a call of the `email-verify_feedback` tool counts against the feedback doors'
  * RATE_LIMIT_EMAIL_VERIFY_FEEDBACK, which it would otherwise bypass.
  */
+import { readFileSync } from 'node:fs';
 import rateLimit from '@fastify/rate-limit';
 import { ApiError, OPERATION_IDS, isApiError, type OperationId } from '@svc/contracts';
 import { storeUnavailableError } from '@svc/jobs';
@@ -17,6 +18,9 @@ import fp from 'fastify-plugin';
 import { FEEDBACK_TOOL } from '../mcp/tools-feedback.ts';
 import type { UnmeteredLimit } from '../types.ts';
 import { hooksOf } from './auth.ts';
+
+/** A script of the lua/ folder beside this module, read once at load (the build copies the folder beside the compiled files). */
+const lua = (name: string): string => readFileSync(new URL(`./lua/${name}`, import.meta.url), 'utf8');
 
 export type Limiter = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
@@ -68,20 +72,7 @@ const budgetOf = (request: FastifyRequest, operation: OperationId | UnmeteredLim
  * route (`<method><url>-`), which a limiter used outside a route does not have: the names came
  * out as `undefinedundefined-...`, untagged. This store names a budget exactly `<prefix>:ratelimit:<budget>`.
  */
-const WINDOW_SCRIPT = `
-local current = redis.call('INCR', KEYS[1])
-local ttl
-if current == 1 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
-else
-  ttl = redis.call('PTTL', KEYS[1])
-  if ttl < 0 then
-    redis.call('PEXPIRE', KEYS[1], ARGV[1])
-    ttl = tonumber(ARGV[1])
-  end
-end
-return {current, ttl}`;
+const WINDOW_SCRIPT = lua('rate-limit-window.lua');
 
 type IncrCallback = (error: Error | null, result?: { current: number; ttl: number }) => void;
 

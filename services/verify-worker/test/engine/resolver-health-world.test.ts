@@ -10,7 +10,7 @@ import { createLogger } from '@svc/telemetry';
 import { Registry } from 'prom-client';
 import { startDnsServer, startSmtpServer, findFreePort, waitUntil, type RigDnsServer, type RigSmtpServer, type Zone } from '@svc/testkit';
 import { UNHEALTHY_CHECK_INTERVAL_MS } from '../../src/health/canary-rule.ts';
-import { createVerifier } from '../../src/handler.ts';
+import { createVerifier, startVerifyProcess, type VerifyProcess } from '../../src/handler.ts';
 import { FAST_TUNING, mailDomain, verdicts } from './world.ts';
 
 const ZONE: Zone = { ...mailDomain('real.test', '127.0.0.150'), ...mailDomain('fresh.test', '127.0.0.150') };
@@ -32,32 +32,35 @@ describe('a resolver that lies, then recovers while the product runs', () => {
     await smtp.close();
   });
 
-  const verifier = () =>
-    createVerifier({
-      config: loadConfig({
-        ...dns.canaryEnv,
-        VERIFY_SMTP_PORT: String(port),
-        VERIFY_ALLOW_PRIVATE_MX: 'true',
-        VERIFY_HELO_NAME: 'probe.rig.test',
-        VERIFY_CONNECT_TIMEOUT_MS: '400',
-        VERIFY_COMMAND_TIMEOUT_MS: '1000',
-        VERIFY_BATCH_DEADLINE_MS: '5000',
-      }),
-      tuning: FAST_TUNING,
-      registry,
-      logger: createLogger(
-        'info',
-        'verify-test',
-        new Writable({
-          write(chunk: Buffer, _encoding, done) {
-            const parsed: unknown = JSON.parse(chunk.toString());
-            if (typeof parsed === 'object' && parsed !== null && 'msg' in parsed && 'level' in parsed)
-              lines.push({ level: Number(parsed.level), msg: String(parsed.msg) });
-            done();
-          },
-        }),
-      ),
+  // One process: its verifiers share the sight (what the resolver taught, whether it is trusted)
+  // and the metrics, each with an outcome cache of its own.
+  let shared: VerifyProcess | undefined;
+  const logger = createLogger(
+    'info',
+    'verify-test',
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        const parsed: unknown = JSON.parse(chunk.toString());
+        if (typeof parsed === 'object' && parsed !== null && 'msg' in parsed && 'level' in parsed)
+          lines.push({ level: Number(parsed.level), msg: String(parsed.msg) });
+        done();
+      },
+    }),
+  );
+  afterAll(() => shared?.sight.stop());
+  const verifier = () => {
+    const config = loadConfig({
+      ...dns.canaryEnv,
+      VERIFY_SMTP_PORT: String(port),
+      VERIFY_ALLOW_PRIVATE_MX: 'true',
+      VERIFY_HELO_NAME: 'probe.rig.test',
+      VERIFY_CONNECT_TIMEOUT_MS: '400',
+      VERIFY_COMMAND_TIMEOUT_MS: '1000',
+      VERIFY_BATCH_DEADLINE_MS: '5000',
     });
+    shared ??= startVerifyProcess(config, { registry, logger });
+    return createVerifier({ config, tuning: FAST_TUNING, process: shared });
+  };
   const gauge = async () => (await registry.getSingleMetric('verify_resolver_trusted')?.get())?.values[0]?.value;
 
   it('trusts a resolver whose canaries resolve: a missing domain is invalid_domain', async () => {
