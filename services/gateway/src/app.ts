@@ -16,7 +16,7 @@ import { buildMetricsListener } from './metrics-listener.ts';
 import { createJobRunner } from './operation.ts';
 import authPlugin from './plugins/auth.ts';
 import consoleRoutes from './plugins/console.ts';
-import bodyTimeoutPlugin, { LIST_UPLOAD_TIMEOUT_MS } from './plugins/body-timeout.ts';
+import bodyTimeoutPlugin from './plugins/body-timeout.ts';
 import errorsPlugin from './plugins/errors.ts';
 import meteringPlugin from './plugins/metering.ts';
 import observabilityPlugin from './plugins/observability.ts';
@@ -35,16 +35,17 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Slow clients hold no connection (slowloris): the request line and headers must arrive within
- * HEADERS_TIMEOUT_MS, and the body within its route's allowance (plugins/body-timeout.ts: 30 s,
- * 10 minutes for a list upload whose key was accepted; Node's own limit is the longest of them);
- * an idle keep-alive connection closes after KEEP_ALIVE_TIMEOUT_MS. Once a request has
+ * HEADERS_TIMEOUT_MS, and the body within its route's allowance (plugins/body-timeout.ts:
+ * REQUEST_BODY_TIMEOUT_MS, 30 s; LIST_UPLOAD_TIMEOUT_MS, 10 minutes, for a list upload whose key
+ * was accepted; Node's own limit is the longest of them, and a little more); an idle keep-alive
+ * connection closes after KEEP_ALIVE_TIMEOUT_MS (all four from the configuration). Once a request has
  * arrived, its connection lives as long as the request waits for its job (its own deadline,
  * up to 32 s for a verify batch): there is no idle timeout on a connection with a request in
  * flight, and the answer at the deadline (504) goes out on the same connection.
  */
-export const HEADERS_TIMEOUT_MS = 10_000;
 const NODE_KEEP_ALIVE_BUFFER_MS = 1_000;
-export const REQUEST_TIMEOUT_MS = LIST_UPLOAD_TIMEOUT_MS + 5_000;
+/** Node's own request limit lies past every route's body allowance: ours answer 408 first. */
+const NODE_REQUEST_TIMEOUT_MARGIN_MS = 5_000;
 
 export interface GatewayApp {
   app: FastifyInstance;
@@ -69,8 +70,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
     },
     // Node answers an HTTP/1.1 request without Host with a bare 400 of its own (no body, no
     // request id); the errors plugin refuses it in the contract's format instead.
-    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000, requireHostHeader: false },
-    requestTimeout: REQUEST_TIMEOUT_MS,
+    http: { headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000, requireHostHeader: false },
+    requestTimeout: Math.max(config.LIST_UPLOAD_TIMEOUT_MS, config.REQUEST_BODY_TIMEOUT_MS) + NODE_REQUEST_TIMEOUT_MARGIN_MS,
     connectionTimeout: 0,
     // Idle keep-alive connections close after KEEP_ALIVE_TIMEOUT_MS (fastify's own default was
     // 72 s). Node arms the idle socket's timer 1 s past what it is given (measured: 5000 closed at
@@ -113,7 +114,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
   });
   await app.register(observabilityPlugin, { metrics, accessLog });
   await app.register(errorsPlugin);
-  await app.register(bodyTimeoutPlugin);
+  await app.register(bodyTimeoutPlugin, { bodyTimeoutMs: config.REQUEST_BODY_TIMEOUT_MS });
   await app.register(authPlugin, { keys: deps.keys });
   await app.register(rateLimitPlugin, {
     limits: config.rateLimits,
@@ -146,7 +147,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
     allowPrivateCallbacks: config.LIST_ALLOW_PRIVATE_CALLBACKS,
     retryDelaysS: config.LIST_RETRY_DELAYS_S,
   });
-  await app.register(listRoutes, { lists });
+  await app.register(listRoutes, { lists, uploadTimeoutMs: config.LIST_UPLOAD_TIMEOUT_MS });
   await app.register(mcpRoutes, {
     runner,
     lists,

@@ -26,6 +26,12 @@ export const envSchema = z.object({
   GATEWAY_METRICS_PORT: int(0, 65535).default(9102),
   /** Idle keep-alive connections of the gateway close after this. */
   KEEP_ALIVE_TIMEOUT_MS: int(1_001, 600_000).default(5_000),
+  /** A request's line and headers must arrive within this (slow clients hold no connection). */
+  HEADERS_TIMEOUT_MS: int(1_000, 600_000).default(10_000),
+  /** A request's body must arrive within this from the request's start (any body but a list upload). */
+  REQUEST_BODY_TIMEOUT_MS: int(1_000, 600_000).default(30_000),
+  /** A list upload whose key was accepted may take this long: 16 MiB in 10 minutes is 28 KB/s. */
+  LIST_UPLOAD_TIMEOUT_MS: int(1_000, 3_600_000).default(600_000),
   /** One Redis (`redis://`, `rediss://`) or Sentinel (`redis+sentinel://[user:pass@]host:port[,host:port]/master`). */
   REDIS_URL: z
     .string()

@@ -21,10 +21,9 @@ export interface ListCall {
   log: FastifyBaseLogger;
 }
 
-/** An upload body: its size limit and how long a slow client may take to send it. */
+/** An upload body: its size limit (it may take the upload allowance, LIST_UPLOAD_TIMEOUT_MS, to arrive). */
 export interface UploadLimits {
   bodyLimit: number;
-  bodyTimeoutMs: number;
 }
 
 /** The REST route: where it answers and its OpenAPI operation (validation schemas and prose). */

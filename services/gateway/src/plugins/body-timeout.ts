@@ -1,8 +1,8 @@
 /**
- * How long a request's body may take to arrive: REQUEST_BODY_TIMEOUT_MS from the start of the
- * request, or what its route allows (`config.bodyTimeoutMs`: a 16 MiB list upload over a slow
- * uplink needs minutes) once the caller's key has been accepted: an unauthenticated upload gets
- * no more time than any body. A body still arriving then is answered `408 request_timeout` and
+ * How long a request's body may take to arrive: REQUEST_BODY_TIMEOUT_MS (configuration) from the
+ * start of the request, or what its route allows (`config.bodyTimeoutMs`: a 16 MiB list upload
+ * over a slow uplink needs minutes) once the caller's key has been accepted: an unauthenticated
+ * upload gets no more time than any body. A body still arriving then is answered `408 request_timeout` and
  * its connection closed. Node's own request timeout is set to the longest route's allowance,
  * and the header section keeps its own short limit (slowloris).
  */
@@ -12,12 +12,12 @@ import fp from 'fastify-plugin';
 import { sendError } from '../errors/api-errors.ts';
 import { hasBody } from '../request-body.ts';
 
-/** Any body but a list upload: 30 s is ample for 64 KiB. */
-export const REQUEST_BODY_TIMEOUT_MS = 30_000;
-/** A list upload: 16 MiB in 10 minutes is 28 KB/s, the slowest uplink worth serving. */
-export const LIST_UPLOAD_TIMEOUT_MS = 10 * 60_000;
+export interface BodyTimeoutOptions {
+  /** Any body's allowance from the request's start (30 s by default: ample for 64 KiB). */
+  bodyTimeoutMs: number;
+}
 
-function bodyTimeoutPlugin(app: FastifyInstance, _options: unknown, done: (error?: Error) => void): void {
+function bodyTimeoutPlugin(app: FastifyInstance, options: BodyTimeoutOptions, done: (error?: Error) => void): void {
   const timers = new WeakMap<FastifyRequest, { startedAt: number; timer: NodeJS.Timeout }>();
   const arm = (request: FastifyRequest, reply: FastifyReply, startedAt: number, allowanceMs: number) => {
     const timer = setTimeout(
@@ -40,7 +40,7 @@ function bodyTimeoutPlugin(app: FastifyInstance, _options: unknown, done: (error
       next();
       return;
     }
-    const timer = arm(request, reply, Date.now(), REQUEST_BODY_TIMEOUT_MS);
+    const timer = arm(request, reply, Date.now(), options.bodyTimeoutMs);
     request.raw.once('end', () => clearTimeout(timers.get(request)?.timer ?? timer));
     next();
   });

@@ -49,8 +49,14 @@ function routeOf<I, A, S extends FastifySchema, T>(operation: ListOperation<I, A
   return operation.route;
 }
 
-/** Fastify's options for an operation's route: its schema, metering (or none: `auth` only) and upload limits. */
-function routeOptions<I, A, S extends FastifySchema, T>(operation: ListOperation<I, A, S, T>) {
+/** What the list routes are given: the service, and how long an accepted upload may take to arrive. */
+export interface ListRoutesOptions {
+  lists: ListService;
+  uploadTimeoutMs: number;
+}
+
+/** Fastify's options for an operation's route: its schema, metering (or none: `auth` only) and, for an upload, its limits. */
+function routeOptions<I, A, S extends FastifySchema, T>(operation: ListOperation<I, A, S, T>, uploadTimeoutMs: number) {
   const { method, url, schema, upload } = routeOf(operation);
   return {
     method,
@@ -59,7 +65,7 @@ function routeOptions<I, A, S extends FastifySchema, T>(operation: ListOperation
     config: {
       ...(operation.metering === undefined ? {} : { operation: operation.metering.id }),
       auth: 'key' as const,
-      ...(upload === undefined ? {} : { bodyTimeoutMs: upload.bodyTimeoutMs }),
+      ...(upload === undefined ? {} : { bodyTimeoutMs: uploadTimeoutMs }),
     },
     ...(upload === undefined ? {} : { bodyLimit: upload.bodyLimit }),
   };
@@ -100,16 +106,22 @@ async function uploadInput(
  * `Content-Type: application/json`, as HTTP libraries set it for every call) is not read, in a
  * scope of their own so that no body parser runs.
  */
-const bodilessRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app, { lists }, registered) => {
+const bodilessRoutes: FastifyPluginCallbackZod<ListRoutesOptions> = (app, { lists, uploadTimeoutMs }, registered) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, parsed) => parsed(null, undefined));
-  app.route({ ...routeOptions(listCancel), handler: (request) => listCancel.perform(callOf(request, lists), request.params) });
-  app.route({ ...routeOptions(listFinish), handler: (request) => listFinish.perform(callOf(request, lists), request.params) });
+  app.route({
+    ...routeOptions(listCancel, uploadTimeoutMs),
+    handler: (request) => listCancel.perform(callOf(request, lists), request.params),
+  });
+  app.route({
+    ...routeOptions(listFinish, uploadTimeoutMs),
+    handler: (request) => listFinish.perform(callOf(request, lists), request.params),
+  });
   registered();
 };
 
-export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app, options, done) => {
-  const { lists } = options;
+export const listRoutes: FastifyPluginCallbackZod<ListRoutesOptions> = (app, options, done) => {
+  const { lists, uploadTimeoutMs } = options;
 
   app.addContentTypeParser(['text/csv', 'application/csv', XLSX_MEDIA_TYPE], (request, payload, parsed) => {
     if (Number(request.headers['content-length'] ?? 0) > LIST_BODY_LIMIT_BYTES) return parsed(payloadTooLarge());
@@ -127,7 +139,7 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
   });
 
   app.route({
-    ...routeOptions(listCreate),
+    ...routeOptions(listCreate, uploadTimeoutMs),
     handler: async (request, reply) => {
       const call = callOf(request, lists);
       const input = await uploadInput(lists, request.body, request.query, request.headers['content-type'] ?? '');
@@ -141,12 +153,15 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
     },
   });
 
-  app.route({ ...routeOptions(listPage), handler: (request) => listPage.perform(callOf(request, lists), request.query) });
-
-  app.route({ ...routeOptions(listStatus), handler: (request) => listStatus.perform(callOf(request, lists), request.params) });
+  app.route({ ...routeOptions(listPage, uploadTimeoutMs), handler: (request) => listPage.perform(callOf(request, lists), request.query) });
 
   app.route({
-    ...routeOptions(listResults),
+    ...routeOptions(listStatus, uploadTimeoutMs),
+    handler: (request) => listStatus.perform(callOf(request, lists), request.params),
+  });
+
+  app.route({
+    ...routeOptions(listResults, uploadTimeoutMs),
     handler: async (request, reply) => {
       const download = await listResults.perform(callOf(request, lists), { ...request.params, ...request.query });
       reply.header('X-List-Status', download.status).header('X-List-Pending', String(download.pending));
@@ -157,6 +172,6 @@ export const listRoutes: FastifyPluginCallbackZod<{ lists: ListService }> = (app
     },
   });
 
-  app.register(bodilessRoutes, { lists });
+  app.register(bodilessRoutes, { lists, uploadTimeoutMs });
   done();
 };

@@ -19,7 +19,6 @@ import {
 import { jsonInput, listBodyError, readCsvUpload, type NewListInput } from '@svc/lists/service';
 import { LIST_CREATED_EXAMPLE, LIST_CREATE_ERRORS } from '../../openapi-examples.ts';
 import { json, listCreateResponses } from '../../openapi-schemas.ts';
-import { LIST_UPLOAD_TIMEOUT_MS } from '../../plugins/body-timeout.ts';
 import { validated } from '../../plugins/validation.ts';
 import { BEARER_SECURITY } from '../../routes/guards.ts';
 import { defineListOperation } from '../list-operation.ts';
@@ -47,7 +46,7 @@ export const listCreate = defineListOperation({
   route: {
     method: 'POST',
     url: LISTS_PATH,
-    upload: { bodyLimit: LIST_BODY_LIMIT_BYTES, bodyTimeoutMs: LIST_UPLOAD_TIMEOUT_MS },
+    upload: { bodyLimit: LIST_BODY_LIMIT_BYTES },
     schema: {
       operationId: 'createList',
       tags: ['email-verify'],
