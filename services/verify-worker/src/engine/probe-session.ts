@@ -123,7 +123,7 @@ async function runSession(
 ): Promise<SmtpSessionResult | undefined> {
   let result: SmtpSessionResult | undefined;
   try {
-    result = await openSession(state, plan, ask);
+    result = await openSession(state, plan, entry, ask);
   } catch (error) {
     if (entry?.open === true) await state.deps.politeness?.gate.leave(plan.target, entry, { spoke: false, rcptReplies: [], answered: 0 });
     if (state.context.signal.aborted) return undefined;
@@ -135,10 +135,16 @@ async function runSession(
 }
 
 /** A slot (and maybe a parked connection), the caller's say, then the SMTP session in it. */
-async function openSession(state: ProbeState, plan: SessionPlan, ask: SessionAsk): Promise<SmtpSessionResult> {
+async function openSession(
+  state: ProbeState,
+  plan: SessionPlan,
+  entry: GateEntry | undefined,
+  ask: SessionAsk,
+): Promise<SmtpSessionResult> {
   const { deps, context } = state;
   const { socksProxy: _configured, idle, ...session } = deps.session;
   const { slot, resume } = await takeSessionSlot(deps.limiter, idle, plan.idleAt, plan.address, context.signal);
+  if (entry?.open === true) await deps.politeness?.gate.opened(plan.target, entry, resume === undefined);
   // Whatever stops the session before it runs: the slot goes back, with the parked connection's end.
   const giveBack = () => (resume === undefined ? slot.release() : idle?.end(resume));
   try {
