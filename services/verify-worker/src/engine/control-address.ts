@@ -16,3 +16,6 @@ export function controlAddress(domain: string, seed: string, now: number = Date.
   const local = createHash('sha256').update(`control|${seed}|${domain}|${day}`).digest('hex').slice(0, 18);
   return `${local}@${domain}`;
 }
+
+/** `postmaster@` of a domain: a mailbox RFC 5321 §4.5.1 requires, asked beside the control as a known one. */
+export const postmasterOf = (domain: string): string => `postmaster@${domain}`;

@@ -158,6 +158,17 @@ export class ProviderBudgets implements SessionBudgets {
     return { recipients: granted };
   }
 
+  async adjustSessions(target: GateTarget, delta: 1 | -1): Promise<void> {
+    const { sessions } = this.limitersOf(target.provider);
+    const id = this.id(target);
+    if (delta > 0) {
+      await sessions.penalty(id, 1);
+      return;
+    }
+    const used = await sessions.get(id);
+    if (used !== null && used.consumedPoints > 0) await sessions.reward(id, 1);
+  }
+
   async giveBack(target: GateTarget, count: number): Promise<void> {
     const { recipients } = this.limitersOf(target.provider);
     const used = await recipients.get(this.id(target));

@@ -25,6 +25,12 @@ export interface SessionBudgets {
   take(target: GateTarget, wanted: number, priority: WorkPriority, newSession: boolean): Promise<BudgetGrant | { retryInMs: number }>;
   /** Recipients granted but not sent go back to the window's budget. */
   giveBack(target: GateTarget, recipients: number): Promise<void>;
+  /**
+   * Corrects the window's session count once it is known whether a connection was opened: -1
+   * for a session counted as new that a parked connection carried, +1 for one counted as carried
+   * that had to open a connection (its parked connection went to another session meanwhile).
+   */
+  adjustSessions(target: GateTarget, delta: 1 | -1): Promise<void>;
 }
 
 export interface GateTarget {
@@ -37,7 +43,7 @@ export interface GateTarget {
 }
 
 export type GateEntry =
-  | { open: true; recipients: number; startedAt: number; probe: boolean }
+  | { open: true; recipients: number; startedAt: number; probe: boolean; newSession: boolean }
   /** No session before `until` (a back-off or an exhausted budget); `backoff`: a throttle's back-off. */
   | { open: false; until: number; backoff: boolean };
 
@@ -99,7 +105,7 @@ export class SessionGate {
       const grant = this.budgets === undefined ? { recipients: wanted } : await this.budgets.take(target, wanted, priority, newSession);
       if ('recipients' in grant) {
         this.events.onSession?.(target, grant.recipients);
-        return { open: true, recipients: grant.recipients, startedAt: this.now(), probe: admission.probe };
+        return { open: true, recipients: grant.recipients, startedAt: this.now(), probe: admission.probe, newSession };
       }
       const until = this.now() + grant.retryInMs;
       if (until > latest()) {
@@ -114,6 +120,15 @@ export class SessionGate {
   private async probing(target: GateTarget): Promise<boolean> {
     const state = await this.backoff.peek(target.key, target.egress);
     return state !== undefined && state.until <= this.now();
+  }
+
+  /**
+   * Whether the session opened a connection, once its slot says so (a session waiting for a slot
+   * is often handed a connection parked meanwhile): the budget counts connections opened.
+   */
+  async opened(target: GateTarget, entry: Extract<GateEntry, { open: true }>, newConnection: boolean): Promise<void> {
+    if (this.budgets === undefined || entry.newSession === newConnection) return;
+    await this.budgets.adjustSessions(target, newConnection ? 1 : -1).catch(() => undefined);
   }
 
   /** What the session said: a throttle starts (or doubles) the back-off; a clean session ends it. */

@@ -22,10 +22,11 @@ const users = (domain: string) => [
   `postmaster@${domain}`,
 ];
 const world = useWorld(
-  { ...mailDomain('two.test', '127.0.0.225'), ...mailDomain('shared.test', '127.0.0.226') },
+  { ...mailDomain('two.test', '127.0.0.225'), ...mailDomain('shared.test', '127.0.0.226'), ...mailDomain('budget.test', '127.0.0.227') },
   {
     '127.0.0.225': { users: users('two.test'), replyDelayMs: 10 },
     '127.0.0.226': { users: users('shared.test'), replyDelayMs: 10 },
+    '127.0.0.227': { users: users('budget.test'), replyDelayMs: 10 },
   },
 );
 const expected = (emails: string[]) =>
@@ -120,5 +121,20 @@ describe('a parked connection keeps its slot', () => {
     expect(server.maxOpen).toBe(1);
     // The list and the batch took turns on parked connections rather than opening one each time.
     expect(server.connections).toBeLessThan(chunks);
+  });
+
+  it('a budget of sessions per minute counts the connections opened, not the batches a parked connection carried', async () => {
+    // Four sessions a minute to this server; twenty batches, four at a time, on two connections.
+    const config = loadConfig({ ...env(2), VERIFY_PROVIDER_BUDGETS: '{"*":{"sessionsPerMinute":4}}' });
+    const verifier = createVerifier({ config, registry: new Registry(), tuning: FAST_TUNING });
+    let next = 0;
+    const lane = async () => {
+      for (let round = 0; round < 5; round++) {
+        const emails = Array.from({ length: 2 }, () => `u${next++}@budget.test`);
+        expect(verdicts(await verifier.verify(emails, call()))).toEqual(expected(emails));
+      }
+    };
+    await Promise.all([lane(), lane(), lane(), lane()]);
+    expect(world.smtp.get('127.0.0.227')!.connections).toBeLessThanOrEqual(4);
   });
 });

@@ -25,6 +25,20 @@ describe('provider budgets', () => {
     expect(await budgets.take(google, 1, 'batch')).toEqual({ retryInMs: expect.any(Number) });
   });
 
+  it('the session count is corrected once the slot says whether a connection opened', async () => {
+    const budgets = ProviderBudgets.memory(parseBudgets('{"google":{"sessionsPerMinute":2}}'), 60_000);
+    expect(await budgets.take(google, 1, 'batch')).toEqual({ recipients: 1 });
+    expect(await budgets.take(google, 1, 'batch')).toEqual({ recipients: 1 });
+    // The second was carried by a parked connection: its session point comes back.
+    await budgets.adjustSessions(google, -1);
+    expect(await budgets.take(google, 1, 'batch')).toEqual({ recipients: 1 });
+    expect(await budgets.take(google, 1, 'batch')).toEqual({ retryInMs: expect.any(Number) });
+    // One counted as carried that opened a connection after all: counted, even past the budget.
+    await budgets.adjustSessions(google, -1);
+    await budgets.adjustSessions(google, 1);
+    expect(await budgets.take(google, 1, 'batch')).toEqual({ retryInMs: expect.any(Number) });
+  });
+
   it('a list leaves a fifth of each budget to the batch route', async () => {
     const budgets = ProviderBudgets.memory(parseBudgets(undefined), 60_000);
     const yahoo: GateTarget = { key: 'yahoo', provider: 'yahoo', egress: 'direct' };
