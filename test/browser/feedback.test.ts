@@ -46,6 +46,15 @@ describe('the console: learning from sends', () => {
     await page.getByRole('link', { name: 'Feedback' }).click();
     await page.getByRole('heading', { name: 'Feedback', level: 1 }).waitFor();
     await page.getByText('The page reads two columns of a CSV file').waitFor();
+    // A file without an outcome column: nothing to send until one is chosen.
+    const bare = 'email,name\r\nann@likely.test,Ann\r\n';
+    await page.getByLabel('CSV file').setInputFiles({ name: 'bare.csv', mimeType: 'text/csv', buffer: Buffer.from(bare) });
+    await page.getByText('No column of this file reads as outcomes: choose the outcome column.').waitFor();
+    expect(await page.getByRole('button', { name: 'Send feedback' }).isDisabled()).toBe(true);
+    await page.getByLabel('Outcome column').selectOption({ label: 'name' });
+    await page.getByText('0 events to send: 0 hard_bounce, 0 soft_bounce, 0 delivered, 0 complaint; 1 row refused.').waitFor();
+    expect(await page.getByRole('button', { name: 'Send feedback' }).isDisabled()).toBe(true);
+
     await page.getByLabel('CSV file').setInputFiles({ name: 'sends.csv', mimeType: 'text/csv', buffer: Buffer.from(SENDS) });
     expect(await page.getByLabel('Address column').locator('option:checked').textContent()).toBe('Email');
     expect(await page.getByLabel('Outcome column').locator('option:checked').textContent()).toBe('Event');
@@ -62,7 +71,7 @@ describe('the console: learning from sends', () => {
     expect(serious(await axe(page, 'feedback'))).toEqual([]);
 
     await page.getByRole('button', { name: 'Send feedback' }).click();
-    await page.getByRole('status').getByText('Recorded 15 events from sends.csv. 3 rows were refused here and not sent.').waitFor();
+    await page.getByRole('status').getByText('Recorded 15 events from sends.csv. 3 rows refused here and not sent.').waitFor();
     const bounced = history.parse(await (await api('/v1/email-verify/history?email=gone3@unlikely.test')).json());
     expect(bounced.events).toEqual([{ at: expect.any(String), outcome: 'hard_bounce', source: 'api' }]);
     const delivered = history.parse(await (await api('/v1/email-verify/history?email=Sent0@likely.test')).json());

@@ -35,8 +35,10 @@ function refusedTable(refused: Refused[]): HTMLElement | null {
   );
 }
 
+const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
+
 const found = (rows: FeedbackRows): string =>
-  `${rows.events.length} events to send: ${OUTCOMES.map((outcome) => `${rows.counts[outcome]} ${outcome}`).join(', ')}; ${rows.refused.length} rows refused.`;
+  `${plural(rows.events.length, 'event')} to send: ${OUTCOMES.map((outcome) => `${rows.counts[outcome]} ${outcome}`).join(', ')}; ${plural(rows.refused.length, 'row')} refused.`;
 
 function details(file: File, read: ReadFile, error: HTMLElement): HTMLElement {
   const options = (chosen: number) => read.columns.map((name, i) => h('option', { value: i, selected: i === chosen }, name));
@@ -83,14 +85,14 @@ function details(file: File, read: ReadFile, error: HTMLElement): HTMLElement {
           const answer = readAnswer(await response.json());
           accepted += answer.accepted;
           ignored += answer.ignored;
-          fill(outcome, h('p', {}, `Sending… ${accepted + ignored} of ${events.length} events so far.`));
+          fill(outcome, h('p', {}, `Sending… ${accepted + ignored} of ${plural(events.length, 'event')} so far.`));
         }
         fill(
           outcome,
           h(
             'p',
             { class: 'done' },
-            `Recorded ${accepted} events from ${file.name}.${ignored === 0 ? '' : ` The service ignored ${ignored} more: their addresses are not well-formed.`} ${rows?.refused.length ?? 0} rows were refused here and not sent.`,
+            `Recorded ${plural(accepted, 'event')} from ${file.name}.${ignored === 0 ? '' : ` The service ignored ${ignored} more: their addresses are not well-formed.`} ${plural(rows?.refused.length ?? 0, 'row')} refused here and not sent.`,
           ),
           h('p', { class: 'muted' }, 'Your later verifications answer from them.'),
         );
