@@ -12,8 +12,8 @@ import { connectAs, type ClientKind } from './eras.ts';
 
 const USERS = ['ada@progress-d.test', 'bob@progress-d.test', 'cy@progress-d.test', 'dee@progress-d.test'];
 const EMAILS = [...USERS, 'nobody@progress-d.test', 'gone@progress-d.test', 'not an address', 'ADA@progress-d.test'];
-/** Banner and each reply 150 ms late, one RCPT at a time: the batch's session takes a couple of seconds. */
-const SLOW = { bannerDelayMs: 150, replyDelayMs: 150, pipelining: false } as const;
+/** Banner and each reply 200 ms late, one RCPT at a time: the batch's session takes a couple of seconds. */
+const SLOW = { bannerDelayMs: 200, replyDelayMs: 200, pipelining: false } as const;
 
 let rig: MailRig;
 let product: Product;

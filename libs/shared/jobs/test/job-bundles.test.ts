@@ -13,6 +13,7 @@ import { BullTransport, bullPrefix, inboxKey, startBullWorker } from '@svc/jobs/
 import { createRedis } from '@svc/jobs/redis';
 import { dropPrefix, spawnNode, stopProcessTree, testRedisUrl, uniquePrefix } from '@svc/testkit';
 import { JobSender } from '../src/job-bundles.ts';
+import { JOB_PROTOCOL_VERSION } from '../src/job-protocol.ts';
 import { ECHO_BUNDLED_JOB, echoBundledHandler, type EchoPayload } from './fixtures/echo-job.ts';
 
 const QUEUE = ECHO_BUNDLED_JOB.name;
@@ -201,9 +202,9 @@ describe('a worker running a bundle', () => {
     await queue.add(QUEUE, { bundle, deadlineAt: future, requestId: 'req-r1', replyTo: inbox });
     await expect.poll(answers, { timeout: 5_000 }).toHaveLength(3);
     expect(await answers()).toEqual([
-      { v: 1, jobId: 'r1', ok: false, reason: 'deadline passed before a worker took the job' },
-      { v: 1, jobId: 'r2', ok: false, reason: 'handler bug' },
-      { v: 1, jobId: 'r3', ok: true, result: { value: 'GOOD' } },
+      { v: JOB_PROTOCOL_VERSION, jobId: 'r1', ok: false, reason: 'deadline passed before a worker took the job' },
+      { v: JOB_PROTOCOL_VERSION, jobId: 'r2', ok: false, reason: 'handler bug' },
+      { v: JOB_PROTOCOL_VERSION, jobId: 'r3', ok: true, result: { value: 'GOOD' } },
     ]);
     expect(ran.sort()).toEqual(['req-r2', 'req-r3']);
     await expect.poll(() => ended).toEqual(['completed']);
@@ -221,8 +222,8 @@ describe('a worker running a bundle', () => {
     await expect.poll(answers, { timeout: 5_000 }).toHaveLength(2);
     const reason = 'deadline passed before a worker took the job';
     expect(await answers()).toEqual([
-      { v: 1, jobId: 'p1', ok: false, reason },
-      { v: 1, jobId: 'p2', ok: false, reason },
+      { v: JOB_PROTOCOL_VERSION, jobId: 'p1', ok: false, reason },
+      { v: JOB_PROTOCOL_VERSION, jobId: 'p2', ok: false, reason },
     ]);
     expect(ran).toEqual([]);
     await expect.poll(() => ended).toEqual(['failed']);
