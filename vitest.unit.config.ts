@@ -20,6 +20,7 @@ export const UNIT_TESTS = [
   'clients/console/test/price.test.ts',
   'clients/verify-list/test/options.test.ts',
   'clients/verify-list/test/progress.test.ts',
+  'libs/shared/backend/test/memory-ttl-cache.test.ts',
   'libs/shared/config/test/**/*.test.ts',
   'libs/shared/contracts/test/**/*.test.ts',
   'libs/shared/jobs/test/job-protocol.test.ts',

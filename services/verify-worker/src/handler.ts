@@ -9,7 +9,7 @@ import type { Redis } from '@svc/jobs/redis';
 import type { Registry } from 'prom-client';
 import { decodeCachedOutcome, encodeCachedOutcome, type CachedOutcome } from './cache/cached-outcome.ts';
 import { controlEvidenceSchema, type ControlEvidence } from './engine/control-evidence.ts';
-import { jsonCodec, MemoryTtlCache, RedisTtlCache, type TtlCache } from '@svc/backend';
+import { jsonCodec, ttlCacheIn, type StateStore, type TtlCache } from '@svc/backend';
 import { HostLimiter, type SessionLimiter } from './engine/host-limiter.ts';
 import type { ProbeTuning } from './engine/mail-server-probe.ts';
 import { Verifier } from './engine/verifier.ts';
@@ -109,6 +109,7 @@ export function observeSight(sight: Sight, metrics: VerifyMetrics): void {
 function partsAlone(options: VerifyHandlerOptions): VerifyParts {
   const { config, redis } = options;
   const prefix = config.REDIS_PREFIX;
+  const state: StateStore = redis === undefined ? { kind: 'memory' } : { kind: 'redis', redis, prefix };
   return {
     ...(options.process ??
       startVerifyProcess(config, {
@@ -117,14 +118,8 @@ function partsAlone(options: VerifyHandlerOptions): VerifyParts {
         ...(redis === undefined ? {} : { redis }),
       })),
     config,
-    outcomes:
-      redis === undefined
-        ? new MemoryTtlCache<CachedOutcome>()
-        : new RedisTtlCache(redis, `${prefix}:${OUTCOME_CACHE.name}`, OUTCOME_CACHE.codec),
-    evidence:
-      redis === undefined
-        ? new MemoryTtlCache<ControlEvidence>(EVIDENCE_CACHE.memoryEntries)
-        : new RedisTtlCache(redis, `${prefix}:${EVIDENCE_CACHE.name}`, EVIDENCE_CACHE.codec),
+    outcomes: ttlCacheIn(state, OUTCOME_CACHE.name, OUTCOME_CACHE.codec),
+    evidence: ttlCacheIn(state, EVIDENCE_CACHE.name, EVIDENCE_CACHE.codec, EVIDENCE_CACHE.memoryEntries),
     feedback:
       options.feedback ??
       (redis !== undefined ? redisFeedback(redis, prefix, config) : config.mode === 'embedded' ? memoryFeedback(config) : undefined),

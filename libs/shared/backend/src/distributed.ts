@@ -16,7 +16,7 @@ import { RedisListStore } from '@svc/lists/redis';
 import { RedisMeter } from '@svc/metering';
 import { createBullCallbackDispatcher, startCallbackConsumer, type CallbackConsumer } from '@svc/webhooks/bullmq';
 import type { Backend, BackendOptions, BackendProcess, StateStore } from './backend.ts';
-import { RedisTtlCache } from './ttl-cache.ts';
+import { ttlCacheIn } from './ttl-cache.ts';
 
 /** A part made at first use, and whether it was. */
 function once<T>(make: () => T): { (): T; made: () => T | undefined } {
@@ -80,7 +80,7 @@ export function createDistributedBackend(config: Config, options: BackendOptions
     get dispatcher() {
       return dispatcher();
     },
-    cache: (name, codec) => new RedisTtlCache(redis(), `${prefix}:${name}`, codec),
+    cache: (name, codec) => ttlCacheIn(state(), name, codec),
     transport: () => transport(),
     serve: async (handlers: RegisteredHandler[], serveOptions) => {
       if (serveOptions === undefined)

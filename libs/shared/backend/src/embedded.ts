@@ -7,7 +7,7 @@ import { MemoryMeter } from '@svc/metering';
 import { InProcessCallbackDispatcher } from '@svc/webhooks';
 import { generateWebhookSecret, sharedSecret } from '@svc/webhooks/secrets';
 import type { BackendOptions, EmbeddedBackend } from './backend.ts';
-import { MemoryTtlCache } from './ttl-cache.ts';
+import { ttlCacheIn } from './ttl-cache.ts';
 
 export function createEmbeddedBackend(config: Config, options: BackendOptions): EmbeddedBackend {
   if (options.process !== 'embedded')
@@ -35,7 +35,7 @@ export function createEmbeddedBackend(config: Config, options: BackendOptions): 
     dispatcher,
     webhookSecret,
     generatedWebhookSecret: config.LIST_WEBHOOK_SECRET === undefined ? webhookSecret : undefined,
-    cache: (_name, _codec, memoryEntries) => new MemoryTtlCache(memoryEntries),
+    cache: (name, codec, memoryEntries) => ttlCacheIn({ kind: 'memory' }, name, codec, memoryEntries),
     transport: () => {
       transport ??= new InProcessTransport(handlers);
       return Promise.resolve(transport);

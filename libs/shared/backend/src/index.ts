@@ -9,7 +9,7 @@ import { createEmbeddedBackend } from './embedded.ts';
 
 export type { Backend, BackendOptions, BackendProcess, EmbeddedBackend, ListWorkOptions, ServeOptions, StateStore } from './backend.ts';
 export { createEmbeddedBackend } from './embedded.ts';
-export { jsonCodec, MemoryTtlCache, RedisTtlCache, type TtlCache, type ValueCodec } from './ttl-cache.ts';
+export { jsonCodec, MemoryTtlCache, RedisTtlCache, ttlCacheIn, type TtlCache, type ValueCodec } from './ttl-cache.ts';
 
 export async function createBackend(config: Config, options: BackendOptions): Promise<Backend> {
   if (config.mode === 'embedded') return createEmbeddedBackend(config, options);

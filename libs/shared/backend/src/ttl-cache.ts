@@ -7,6 +7,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Redis } from '@svc/jobs/redis';
 import type { z } from 'zod';
+import type { StateStore } from './backend.ts';
 
 export interface TtlCache<T> {
   get(key: string): Promise<T | undefined>;
@@ -83,4 +84,12 @@ export class RedisTtlCache<T> implements TtlCache<T> {
     if (ttlSeconds <= 0) return;
     await this.redis.set(this.nameOf(key), this.codec.encode(value), 'EX', ttlSeconds).catch(() => undefined);
   }
+}
+
+/**
+ * The TTL cache of a state store, the one place its kind is chosen: in memory (at most
+ * `memoryEntries`), or in Redis under `<prefix>:<name>`.
+ */
+export function ttlCacheIn<T>(state: StateStore, name: string, codec: ValueCodec<T>, memoryEntries?: number): TtlCache<T> {
+  return state.kind === 'memory' ? new MemoryTtlCache<T>(memoryEntries) : new RedisTtlCache(state.redis, `${state.prefix}:${name}`, codec);
 }
