@@ -165,7 +165,15 @@ export async function startDnsServer(zone: Zone, options: { delayMs?: number } =
       answers: [],
     });
   };
-  const later = (send: () => void) => setTimeout(send, options.delayMs ?? 0);
+  // A delayed answer can fall due after close(): the timers are cleared there, so none writes to a closed socket.
+  const pending = new Set<NodeJS.Timeout>();
+  const later = (send: () => void) => {
+    const timer = setTimeout(() => {
+      pending.delete(timer);
+      send();
+    }, options.delayMs ?? 0);
+    pending.add(timer);
+  };
 
   const { udp, tcp } = await listenOnOnePort(
     (udpSocket) =>
@@ -205,6 +213,8 @@ export async function startDnsServer(zone: Zone, options: { delayMs?: number } =
       behaviour = next;
     },
     close: async () => {
+      pending.forEach((timer) => clearTimeout(timer));
+      pending.clear();
       await new Promise<void>((resolve) => udp.close(() => resolve()));
       tcp.closeAllConnections?.();
       await new Promise<void>((resolve) => tcp.close(() => resolve()));

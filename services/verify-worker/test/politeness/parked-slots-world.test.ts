@@ -5,12 +5,12 @@
  * where a list and the batch route share the parked connections and the slots, a list that keeps
  * reusing its connection does not starve a batch arriving at the same server.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { Registry } from 'prom-client';
 import { loadConfig } from '@svc/config';
 import { createRedis, waitForRedis, type Redis } from '@svc/jobs/redis';
 import { dropPrefix, testRedisUrl, uniquePrefix } from '@svc/testkit';
-import { createVerifier } from '../../src/handler.ts';
+import { createVerifier, startVerifyProcess } from '../../src/handler.ts';
 import { LocalPriorityLimiter, RedisHostLimiter } from '../../src/engine/shared-host-limiter.ts';
 import { FAST_TUNING, mailDomain, useWorld, verdicts } from '../engine/world.ts';
 
@@ -90,10 +90,12 @@ describe('a parked connection keeps its slot', () => {
   it('embedded: a list reusing its parked connection does not starve a batch arriving at the same server (one connection allowed)', async () => {
     const config = loadConfig(env(1));
     // Embedded mode: one limiter and one set of parked connections for the list work and the batch route.
-    const registry = new Registry();
+    // One process's parts (its parked connections among them) under both verifiers, as embedded.ts composes them.
+    const shared = startVerifyProcess(config, { registry: new Registry() });
+    onTestFinished(() => shared.sight.stop());
     const limiter = new LocalPriorityLimiter(1);
-    const list = createVerifier({ config, registry, limiter: limiter.for('list'), priority: 'list', tuning: FAST_TUNING });
-    const batch = createVerifier({ config, registry, limiter: limiter.for('batch'), tuning: FAST_TUNING });
+    const list = createVerifier({ config, process: shared, limiter: limiter.for('list'), priority: 'list', tuning: FAST_TUNING });
+    const batch = createVerifier({ config, process: shared, limiter: limiter.for('batch'), tuning: FAST_TUNING });
     const server = world.smtp.get('127.0.0.226')!;
     let listing = true;
     let chunks = 0;
