@@ -1,10 +1,9 @@
 /**
- * `npm run keys -- delete ID` against real Redis and a distributed gateway: the contract's
+ * `npm run keys -- revoke ID_OR_NAME` against real Redis and a distributed gateway: the contract's
  * "deleting a key deletes its history" (decisions, "Learning from sends"). A key reports
  * feedback and verifies addresses (a plain domain and a catch-all one, so that every kind of
  * feedback key is written: address state, events, verifications, domain tally, catch-all tally);
- * `delete` takes the id only, revokes the key and leaves nothing under its feedback scope,
- * while another key's history stays whole. `revoke` alone keeps the history.
+ * revoking it leaves nothing under its feedback scope, while another key's history stays whole.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -54,11 +53,9 @@ async function scan(pattern: string): Promise<string[]> {
 
 /** A key made by the CLI: the key and its id (from `list`). */
 async function created(name: string): Promise<{ key: string; id: string }> {
-  const key = /sk_[A-Za-z0-9]{32}/.exec((await keys('create', '--name', name)).stdout)?.[0];
-  const id = (await keys('list')).stdout
-    .split('\n')
-    .find((line) => line.split(/\s+/)[1] === name)
-    ?.split(/\s+/)[0];
+  const printed = (await keys('create', '--name', name)).stdout;
+  const key = /sk_[A-Za-z0-9]{32}/.exec(printed)?.[0];
+  const id = /\(id (\S+), name /.exec(printed)?.[1];
   if (key === undefined || id === undefined) throw new Error(`no key ${name} made`);
   return { key, id };
 }
@@ -86,7 +83,7 @@ async function use(key: string): Promise<void> {
 
 const history = async (key: string, email: string) => call(server, `/v1/email-verify/history?email=${encodeURIComponent(email)}`, { key });
 
-describe('npm run keys -- delete', () => {
+describe('npm run keys -- revoke', () => {
   it('revokes the key and erases its feedback and history; another key keeps its own', async () => {
     const gone = await created('leaving');
     const stays = await created('staying');
@@ -98,12 +95,8 @@ describe('npm run keys -- delete', () => {
     expect(kinds(await scan(scope(gone.id)), gone.id), 'every kind of feedback key was written').toEqual(['a', 'd', 'e', 'k', 'v']);
     const before = await scan(scope(stays.id));
 
-    // Irreversible: by id only, never by a name (names are not unique).
-    await expect(keys('delete', 'leaving')).rejects.toMatchObject({ stderr: expect.stringContaining('takes the id') });
-    expect(await scan(scope(gone.id))).not.toEqual([]);
-
-    const deleted = await keys('delete', gone.id);
-    expect(deleted.stdout).toContain(`deleted key ${gone.id}`);
+    const revoked = await keys('revoke', gone.id);
+    expect(revoked.stdout).toContain(`revoked 1 key(s) (${gone.id})`);
     expect(await scan(scope(gone.id)), 'nothing of the key remains under its feedback scope').toEqual([]);
     expect(await scan(`${prefix}:fb:*${gone.id}*`)).toEqual([]);
     expect((await keys('list')).stdout).toMatch(new RegExp(`${gone.id}\\s+leaving\\s.*REVOKED`));
@@ -115,12 +108,16 @@ describe('npm run keys -- delete', () => {
     expect(kept.events).toHaveLength(1);
   }, 60_000);
 
-  it('revoke alone keeps the history (it is not a deletion)', async () => {
-    const revoked = await created('revoked-only');
-    await use(revoked.key);
-    const before = await scan(`${prefix}:fb:{${revoked.id}}:*`);
-    expect(before).not.toEqual([]);
-    await keys('revoke', revoked.id);
-    expect(await scan(`${prefix}:fb:{${revoked.id}}:*`)).toEqual(before);
+  it('by name, every key of that name is revoked and erased', async () => {
+    const first = await created('twin');
+    const second = await created('twin');
+    await use(first.key);
+    await use(second.key);
+    expect(await scan(`${prefix}:fb:{${first.id}}:*`)).not.toEqual([]);
+    const revoked = await keys('revoke', 'twin');
+    expect(revoked.stdout).toContain('revoked 2 key(s)');
+    expect(await scan(`${prefix}:fb:{${first.id}}:*`)).toEqual([]);
+    expect(await scan(`${prefix}:fb:{${second.id}}:*`)).toEqual([]);
+    await expect(keys('revoke', 'nobody')).rejects.toMatchObject({ stderr: expect.stringContaining('no key with id or name nobody') });
   }, 60_000);
 });

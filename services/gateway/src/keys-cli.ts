@@ -3,12 +3,10 @@
  * creation; only its SHA-256 digest is stored. Each key also gets a webhook secret that signs its
  * list callbacks, shown once at creation and again only as a new one when rotated.
  *
- * Revoking and deleting differ on purpose. `revoke` is what an operator does at once with a
- * leaked key: it stops authenticating, nothing else is lost. `delete` is the contract's
- * "deleting a key deletes its history" (decisions, "Learning from sends", privacy): it revokes
- * the key and erases its feedback and verification history, which cannot be undone, so it takes
- * the key's id only (names are not unique). The revoked record stays listed: the month's usage
- * and invoices name it.
+ * Revoking a key deletes its history (decisions, "Learning from sends", privacy: "deleting a key
+ * deletes its history"). A revoked key never authenticates again, so the feedback and verification
+ * history stored for it could never serve an answer; kept, it would only be personal data without
+ * a purpose. The revoked record itself stays listed: the month's usage and invoices name it.
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '@svc/config';
@@ -23,9 +21,8 @@ import { RedisKeyStore } from './stores/redis-key-store.ts';
 const USAGE = `usage: npm run keys -- <command>
   create --name NAME [--free OPERATION=CALLS ...]   issue a key and its webhook secret (both printed once)
   list                                               list keys (id, name, created, revoked, allowances)
-  revoke ID_OR_NAME                                  revoke a key (it stops authenticating; its history is kept)
-  delete ID                                          revoke a key and delete its feedback and verification history
-                                                     (cannot be undone; the id from list, not a name)
+  revoke ID_OR_NAME                                  revoke a key: it stops authenticating, and its feedback and
+                                                     verification history is erased (cannot be undone)
   allowance ID_OR_NAME OPERATION CALLS|default       set or clear a free-allowance override
   webhook-secret ID_OR_NAME                          replace a key's webhook secret (the new one printed once)
   migrate-tags                                       rename keys written before this version to their Redis Cluster hash-tagged names
@@ -89,24 +86,19 @@ export async function runKeysCli(argv: string[], env: Record<string, string | un
       case 'revoke': {
         const target = rest[0];
         if (target === undefined) throw new Error('revoke needs an id or a name');
-        const count = await store.revoke(target);
-        if (count === 0) throw new Error(`no key with id or name ${target}`);
-        return `revoked ${count} key(s)`;
-      }
-      case 'delete': {
-        const target = rest[0];
-        if (target === undefined) throw new Error('delete needs a key id (npm run keys -- list)');
-        const record = (await store.list()).find((key) => key.id === target);
-        if (record === undefined)
-          throw new Error(`no key with id ${target}: delete takes the id (npm run keys -- list), not a name, since names are not unique`);
-        // Revoked first: a key still in use could write history again after its erasure.
-        await store.revoke(record.id);
-        await redisFeedback(redis, config.REDIS_PREFIX, config).deleteKey(record.id);
+        const matching = (await store.list()).filter((key) => key.id === target || key.name === target);
+        if (matching.length === 0) throw new Error(`no key with id or name ${target}`);
+        const feedback = redisFeedback(redis, config.REDIS_PREFIX, config);
+        for (const record of matching) {
+          // Revoked first: a key still in use could write history again after its erasure.
+          await store.revoke(record.id);
+          await feedback.deleteKey(record.id);
+        }
         const pooled =
           config.FEEDBACK_SCOPE === 'deployment'
             ? '\n(FEEDBACK_SCOPE=deployment: what the key reported was pooled with every key and stays in the pool)'
             : '';
-        return `deleted key ${record.id} (name ${record.name}): revoked, its feedback and verification history erased; it stays listed as revoked${pooled}`;
+        return `revoked ${matching.length} key(s) (${matching.map((key) => key.id).join(', ')}): their feedback and verification history erased${pooled}`;
       }
       case 'allowance': {
         const [target, operation, calls] = rest;
