@@ -164,8 +164,10 @@ async function openSession(
     throw error instanceof Error ? error : new Error(String(error));
   });
   // A parked connection that failed its RSET was replaced by a new one: a session counted after all.
-  if (entry?.open === true && resume !== undefined && result.reused !== true)
-    await gate?.opened(plan.target, { ...entry, newSession: false }, true);
+  if (resume !== undefined && result.reused !== true) {
+    if (plan.egress !== undefined) deps.egress?.onSession?.(plan.egress, state.provider);
+    if (entry?.open === true) await gate?.opened(plan.target, { ...entry, newSession: false }, true);
+  }
   return result;
 }
 
