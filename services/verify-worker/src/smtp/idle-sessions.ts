@@ -93,16 +93,16 @@ export class IdleSessions {
   park(key: string, session: ParkedSession): boolean {
     if (this.idleMs <= 0 || session.resets >= MAX_RESETS || Date.now() - session.openedAt > MAX_AGE_MS || !session.channel.reusable)
       return false;
-    session.channel.rebind(undefined);
     const waiting = this.waiters.get(key);
+    const list = this.parked.get(key) ?? [];
+    if (waiting === undefined && list.length >= this.perKey) return false;
+    session.channel.rebind(undefined);
     const next = waiting?.shift();
     if (waiting?.length === 0) this.waiters.delete(key);
     if (next !== undefined) {
       next(session);
       return true;
     }
-    const list = this.parked.get(key) ?? [];
-    if (list.length >= this.perKey) return false;
     const entry: Entry = { session, taken: false, timer: setTimeout(() => end(session), this.idleMs) };
     entry.timer.unref();
     list.push(entry);
