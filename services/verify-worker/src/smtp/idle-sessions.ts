@@ -151,9 +151,15 @@ export class IdleSessions {
     void session.channel.whenClosed().then(() => session.slot?.release());
   }
 
-  /** Ends every parked session (shutdown). */
-  close(): void {
-    for (const list of this.parked.values()) for (const { session } of list) end(session);
+  /**
+   * Ends every parked session (shutdown): QUIT, and once each is closed its slot goes back, so
+   * that a worker that stops leaves no slot held in Redis until its lease lapses.
+   */
+  async close(): Promise<void> {
+    const sessions = [...this.parked.values()].flatMap((list) => list.map(({ session }) => session));
+    for (const session of sessions) end(session);
+    // park()'s watcher of each connection releases its slot first: it was registered earlier.
+    await Promise.all(sessions.map((session) => session.channel.whenClosed()));
   }
 }
 

@@ -16,6 +16,7 @@ import { MemoryMeter } from '@svc/metering';
 import { waitUntil } from '@svc/testkit';
 import { LocalPriorityLimiter, RedisHostLimiter } from '../../src/engine/shared-host-limiter.ts';
 import { createListProcessor } from '../../src/lists/assemble.ts';
+import { closeIdleSessions } from '../../src/politeness/assemble.ts';
 import { FAST_TUNING, mailDomain, useWorld, verdicts } from '../engine/world.ts';
 
 const KNOWN = (k: number) => k % 10 < 7;
@@ -31,6 +32,7 @@ const world = useWorld(
     ...mailDomain('shared.test', '127.0.0.226'),
     ...mailDomain('budget.test', '127.0.0.227'),
     ...mailDomain('listing.test', '127.0.0.228'),
+    ...mailDomain('close.test', '127.0.0.229'),
   },
   {
     '127.0.0.225': { users: users('two.test'), replyDelayMs: 10 },
@@ -38,6 +40,7 @@ const world = useWorld(
     '127.0.0.227': { users: users('budget.test'), replyDelayMs: 10 },
     // One RCPT at a time, 15 ms each: a list chunk's session holds the one connection over a second.
     '127.0.0.228': { users: users('listing.test'), replyDelayMs: 15, pipelining: false },
+    '127.0.0.229': { users: users('close.test') },
   },
 );
 const expected = (emails: string[]) =>
@@ -94,6 +97,32 @@ describe('a parked connection keeps its slot', () => {
       expect(server.connections).toBeLessThan(36);
     } finally {
       clients.forEach((client) => client.disconnect());
+      await dropPrefix(url, prefix);
+    }
+  });
+
+  it('a worker that stops ends its parked connections and gives their slots back at once, not when the leases lapse', async () => {
+    const url = testRedisUrl();
+    const prefix = uniquePrefix('parked-close');
+    const redis = createRedis(url, 'request');
+    try {
+      await waitForRedis(redis, 5_000);
+      const config = loadConfig({ ...env(2), REDIS_PREFIX: prefix });
+      const limiter = new RedisHostLimiter({ redis, prefix, perHost: 2 });
+      const verifier = createVerifier({ config, redis, limiter: limiter.for('batch'), tuning: FAST_TUNING });
+      const server = world.smtp.get('127.0.0.229')!;
+      const emails = ['u1@close.test', 'u9@close.test'];
+      expect(verdicts(await verifier.verify(emails, call()))).toEqual(expected(emails));
+      const slots = `${prefix}:smtp-slots:{127.0.0.229}`;
+      // Parked: still open, still holding its slot.
+      expect(await redis.zcard(slots)).toBe(1);
+      await closeIdleSessions(redis);
+      await limiter.close();
+      expect(await redis.zcard(slots)).toBe(0);
+      await waitUntil(() => server.open === 0, 3_000, 'the parked connection to close');
+      expect(server.commands.at(-1)?.at(-1)).toBe('QUIT');
+    } finally {
+      redis.disconnect();
       await dropPrefix(url, prefix);
     }
   });
