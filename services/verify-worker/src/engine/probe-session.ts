@@ -8,9 +8,10 @@
 import { classifySessionReply, readRcptReply } from '../checks/index.ts';
 import { refusesTheClient } from '../checks/refused-client.ts';
 import type { GateEntry, GateTarget } from '../politeness/session-gate.ts';
-import { idleKey } from '../smtp/idle-sessions.ts';
-import { runSmtpSession, type SmtpSessionResult } from '../smtp/session.ts';
+import { idleKey, type ParkedSession } from '../smtp/idle-sessions.ts';
+import { runSmtpSession, type SmtpSessionRequest, type SmtpSessionResult } from '../smtp/session.ts';
 import type { Egress } from './egress-pool.ts';
+import type { HeldSlot } from './host-limiter.ts';
 import { failureOutcome, type ProbeState } from './probe-state.ts';
 import { MAX_RCPT_PER_SESSION, type ProbeOutcome, type ServerLimits } from './probe-types.ts';
 import { takeSessionSlot } from './session-slot.ts';
@@ -142,9 +143,10 @@ async function openSession(
   ask: SessionAsk,
 ): Promise<SmtpSessionResult> {
   const { deps, context } = state;
-  const { socksProxy: _configured, idle, ...session } = deps.session;
+  const { idle } = deps.session;
+  const gate = entry?.open === true ? deps.politeness?.gate : undefined;
   const { slot, resume } = await takeSessionSlot(deps.limiter, idle, plan.idleAt, plan.address, context.signal);
-  if (entry?.open === true) await deps.politeness?.gate.opened(plan.target, entry, resume === undefined);
+  if (entry?.open === true) await gate?.opened(plan.target, entry, resume === undefined);
   // Whatever stops the session before it runs: the slot goes back, with the parked connection's end.
   const giveBack = () => (resume === undefined ? slot.release() : idle?.end(resume));
   try {
@@ -155,9 +157,31 @@ async function openSession(
   }
   deps.trackOpen?.(1);
   if (plan.egress !== undefined && resume === undefined) deps.egress?.onSession?.(plan.egress, state.provider);
-  return runSmtpSession({
+  const result = await runSmtpSession(sessionRequest(state, plan, ask, slot, resume)).catch((error: unknown) => {
+    // Unsafe input, refused before any connection: nothing holds the slot.
+    deps.trackOpen?.(-1);
+    giveBack();
+    throw error instanceof Error ? error : new Error(String(error));
+  });
+  // A parked connection that failed its RSET was replaced by a new one: a session counted after all.
+  if (resume !== undefined && result.reused !== true) {
+    if (plan.egress !== undefined) deps.egress?.onSession?.(plan.egress, state.provider);
+    if (entry?.open === true) await gate?.opened(plan.target, { ...entry, newSession: false }, true);
+  }
+  return result;
+}
+
+function sessionRequest(
+  state: ProbeState,
+  plan: SessionPlan,
+  ask: SessionAsk,
+  slot: HeldSlot,
+  resume: ParkedSession | undefined,
+): SmtpSessionRequest {
+  const { deps, context } = state;
+  const { socksProxy: _configured, ...session } = deps.session;
+  return {
     ...session,
-    ...(idle === undefined ? {} : { idle }),
     ...(plan.socksProxy === undefined ? {} : { socksProxy: plan.socksProxy }),
     ...(resume === undefined ? {} : { resume }),
     slot,
@@ -170,12 +194,7 @@ async function openSession(
     signal: context.signal,
     onReply: deps.onReply,
     onClosed: () => deps.trackOpen?.(-1),
-  }).catch((error: unknown) => {
-    // Unsafe input, refused before any connection: nothing holds the slot.
-    deps.trackOpen?.(-1);
-    giveBack();
-    throw error instanceof Error ? error : new Error(String(error));
-  });
+  };
 }
 
 /** What the session said goes back to the gate: a throttle starts the back-off, a clean session ends it. */

@@ -268,11 +268,18 @@ export class RedisHostLimiter implements PrioritySessionLimiter {
     this.pollMs = options.pollMs ?? { batch: 20, list: 100 };
   }
 
+  /** Waits for the slot releases in flight (shutdown, before the Redis connection is closed). */
+  async close(): Promise<void> {
+    await Promise.all([...this.releasing]);
+  }
+
   /** False while the shared counts could not be reached lately (sessions wait meanwhile). */
   get available(): boolean {
     return this.failedAt === undefined || Date.now() - this.failedAt > UNAVAILABLE_FOR_MS;
   }
 
+  /** Releases sent to Redis and not answered yet (`close` waits for them). */
+  private readonly releasing = new Set<Promise<void>>();
   /** Slots given out, with their server, lease token and renewal timer. */
   private readonly held = new WeakMap<HeldSlot, { slot: Slot; host: string; token: string; renew: NodeJS.Timeout }>();
 
@@ -306,7 +313,9 @@ export class RedisHostLimiter implements PrioritySessionLimiter {
     renew.unref();
     const slot = new Slot(() => {
       clearInterval(renew);
-      void this.releaseSlot(host, token);
+      const releasing = this.releaseSlot(host, token);
+      this.releasing.add(releasing);
+      void releasing.finally(() => this.releasing.delete(releasing));
     });
     this.held.set(slot, { slot, host, token, renew });
     return slot;

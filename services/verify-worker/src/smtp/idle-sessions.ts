@@ -93,16 +93,16 @@ export class IdleSessions {
   park(key: string, session: ParkedSession): boolean {
     if (this.idleMs <= 0 || session.resets >= MAX_RESETS || Date.now() - session.openedAt > MAX_AGE_MS || !session.channel.reusable)
       return false;
-    session.channel.rebind(undefined);
     const waiting = this.waiters.get(key);
+    const list = this.parked.get(key) ?? [];
+    if (waiting === undefined && list.length >= this.perKey) return false;
+    session.channel.rebind(undefined);
     const next = waiting?.shift();
     if (waiting?.length === 0) this.waiters.delete(key);
     if (next !== undefined) {
       next(session);
       return true;
     }
-    const list = this.parked.get(key) ?? [];
-    if (list.length >= this.perKey) return false;
     const entry: Entry = { session, taken: false, timer: setTimeout(() => end(session), this.idleMs) };
     entry.timer.unref();
     list.push(entry);
@@ -151,9 +151,15 @@ export class IdleSessions {
     void session.channel.whenClosed().then(() => session.slot?.release());
   }
 
-  /** Ends every parked session (shutdown). */
-  close(): void {
-    for (const list of this.parked.values()) for (const { session } of list) end(session);
+  /**
+   * Ends every parked session (shutdown): QUIT, and once each is closed its slot goes back, so
+   * that a worker that stops leaves no slot held in Redis until its lease lapses.
+   */
+  async close(): Promise<void> {
+    const sessions = [...this.parked.values()].flatMap((list) => list.map(({ session }) => session));
+    for (const session of sessions) end(session);
+    // park()'s watcher of each connection releases its slot first: it was registered earlier.
+    await Promise.all(sessions.map((session) => session.channel.whenClosed()));
   }
 }
 

@@ -11,7 +11,12 @@ import { loadConfig } from '@svc/config';
 import { createRedis, waitForRedis, type Redis } from '@svc/jobs/redis';
 import { dropPrefix, testRedisUrl, uniquePrefix } from '@svc/testkit';
 import { createVerifier, startVerifyProcess } from '../../src/handler.ts';
+import { MemoryListQueue, MemoryListStore, WORK_CHUNK_SIZE } from '@svc/lists';
+import { MemoryMeter } from '@svc/metering';
+import { waitUntil } from '@svc/testkit';
 import { LocalPriorityLimiter, RedisHostLimiter } from '../../src/engine/shared-host-limiter.ts';
+import { listProcessorOn } from '../../src/lists/assemble.ts';
+import { closeIdleSessions } from '../../src/politeness/assemble.ts';
 import { FAST_TUNING, mailDomain, useWorld, verdicts } from '../engine/world.ts';
 
 const KNOWN = (k: number) => k % 10 < 7;
@@ -22,11 +27,20 @@ const users = (domain: string) => [
   `postmaster@${domain}`,
 ];
 const world = useWorld(
-  { ...mailDomain('two.test', '127.0.0.225'), ...mailDomain('shared.test', '127.0.0.226'), ...mailDomain('budget.test', '127.0.0.227') },
+  {
+    ...mailDomain('two.test', '127.0.0.225'),
+    ...mailDomain('shared.test', '127.0.0.226'),
+    ...mailDomain('budget.test', '127.0.0.227'),
+    ...mailDomain('listing.test', '127.0.0.228'),
+    ...mailDomain('close.test', '127.0.0.229'),
+  },
   {
     '127.0.0.225': { users: users('two.test'), replyDelayMs: 10 },
     '127.0.0.226': { users: users('shared.test'), replyDelayMs: 10 },
     '127.0.0.227': { users: users('budget.test'), replyDelayMs: 10 },
+    // One RCPT at a time, 15 ms each: a list chunk's session holds the one connection over a second.
+    '127.0.0.228': { users: users('listing.test'), replyDelayMs: 15, pipelining: false },
+    '127.0.0.229': { users: users('close.test') },
   },
 );
 const expected = (emails: string[]) =>
@@ -87,6 +101,32 @@ describe('a parked connection keeps its slot', () => {
     }
   });
 
+  it('a worker that stops ends its parked connections and gives their slots back at once, not when the leases lapse', async () => {
+    const url = testRedisUrl();
+    const prefix = uniquePrefix('parked-close');
+    const redis = createRedis(url, 'request');
+    try {
+      await waitForRedis(redis, 5_000);
+      const config = loadConfig({ ...env(2), REDIS_PREFIX: prefix });
+      const limiter = new RedisHostLimiter({ redis, prefix, perHost: 2 });
+      const verifier = createVerifier({ config, redis, limiter: limiter.for('batch'), tuning: FAST_TUNING });
+      const server = world.smtp.get('127.0.0.229')!;
+      const emails = ['u1@close.test', 'u9@close.test'];
+      expect(verdicts(await verifier.verify(emails, call()))).toEqual(expected(emails));
+      const slots = `${prefix}:smtp-slots:{127.0.0.229}`;
+      // Parked: still open, still holding its slot.
+      expect(await redis.zcard(slots)).toBe(1);
+      await closeIdleSessions(redis);
+      await limiter.close();
+      expect(await redis.zcard(slots)).toBe(0);
+      await waitUntil(() => server.open === 0, 3_000, 'the parked connection to close');
+      expect(server.commands.at(-1)?.at(-1)).toBe('QUIT');
+    } finally {
+      redis.disconnect();
+      await dropPrefix(url, prefix);
+    }
+  });
+
   it('embedded: a list reusing its parked connection does not starve a batch arriving at the same server (one connection allowed)', async () => {
     const config = loadConfig(env(1));
     // Embedded mode: one limiter and one set of parked connections for the list work and the batch route.
@@ -139,4 +179,64 @@ describe('a parked connection keeps its slot', () => {
     await Promise.all([lane(), lane(), lane(), lane()]);
     expect(world.smtp.get('127.0.0.227')!.connections).toBeLessThanOrEqual(4);
   });
+
+  it('embedded, the real list work: a batch arriving while a list holds the one connection is served after that session, not after the list', async () => {
+    const config = loadConfig(env(1));
+    // One process's parts (its parked connections among them) under the list work and the batch route, as embedded.ts composes them.
+    const shared = startVerifyProcess(config, { registry: new Registry() });
+    onTestFinished(() => shared.sight.stop());
+    const limiter = new LocalPriorityLimiter(1);
+    const store = new MemoryListStore();
+    const queue = new MemoryListQueue({ concurrency: 2 });
+    const listVerifier = createVerifier({ config, process: shared, limiter: limiter.for('list'), priority: 'list', tuning: FAST_TUNING });
+    const processor = listProcessorOn(listVerifier, { config, store, queue, meter: new MemoryMeter() });
+    const batch = createVerifier({ config, process: shared, limiter: limiter.for('batch'), tuning: FAST_TUNING });
+    const server = world.smtp.get('127.0.0.228')!;
+    const id = 'lst_0000000000000000000000ps';
+    const items = Array.from({ length: 300 }, (_, i): [number, string, number] => [i, `u${100 + i}@listing.test`, 1]);
+    const work = Array.from({ length: Math.ceil(items.length / WORK_CHUNK_SIZE) }, (_, c) =>
+      items.slice(c * WORK_CHUNK_SIZE, (c + 1) * WORK_CHUNK_SIZE),
+    );
+    await store.create(
+      {
+        id,
+        keyId: 'key',
+        name: null,
+        count: items.length,
+        distinct: items.length,
+        inputChunks: 1,
+        workChunks: work.length,
+        createdAt: Date.now(),
+        callbackUrl: null,
+        allowance: 0,
+        layout: { columns: ['email'], addressColumn: 0, delimiter: ',', bom: false },
+      },
+      work,
+    );
+    queue.start(processor.handle);
+    try {
+      await queue.add(work.map((_, chunk) => ({ job: { kind: 'chunk', listId: id, chunk } })));
+      await waitUntil(() => server.rcptReceived > 20, 10_000, 'the list to be probing');
+      const started = Date.now();
+      const emails = ['u1@listing.test', 'u3@listing.test', 'u8@listing.test'];
+      const answered = await batch.verify(emails, call());
+      const tookMs = Date.now() - started;
+      const listDone = (await store.get(id))?.status === 'completed';
+      expect(verdicts(answered)).toEqual(expected(emails));
+      expect(listDone).toBe(false);
+      // At most the list session in progress (about 100 RCPTs at 15 ms) before the batch's own.
+      expect(tookMs).toBeLessThan(3_500);
+      await waitUntil(async () => (await store.get(id))?.status === 'completed', 30_000, 'the list to complete');
+    } finally {
+      await queue.close();
+    }
+    const results = await store.results(
+      id,
+      items.map(([i]) => i),
+    );
+    expect(results.map((result) => result?.result.reason)).toEqual(
+      items.map(([i]) => (KNOWN(100 + i) ? 'accepted_email' : 'rejected_email')),
+    );
+    expect(server.maxOpen).toBe(1);
+  }, 60_000);
 });
