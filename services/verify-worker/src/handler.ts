@@ -20,7 +20,6 @@ import { startSight, type Sight } from './health/sight.ts';
 import { createVerifyMetrics } from './metrics.ts';
 import { filterProbeTargets } from './net/private-address.ts';
 import { politenessState, type PolitenessState } from './politeness/assemble.ts';
-import { politenessEvents } from './politeness/metrics.ts';
 import { SessionGate, type WorkPriority } from './politeness/session-gate.ts';
 
 export interface VerifyHandlerOptions {
@@ -142,7 +141,7 @@ export function assembleVerifier(parts: VerifyParts, use: VerifierUse): Verifier
   const provider = (name: string | null) => name ?? 'other';
   const ttl = config.VERIFY_RESULT_CACHE_TTL_S;
   const domainTtl = config.VERIFY_DOMAIN_CACHE_TTL_S;
-  const gate = new SessionGate(polite.backoff, polite.budgets, politenessEvents(parts.registry));
+  const gate = new SessionGate(polite.backoff, polite.budgets, polite.events);
   return new Verifier({
     ...(feedback === undefined ? {} : { feedback }),
     lookupMailHosts: (domain) => resolver.lookupMailHosts(domain),

@@ -44,7 +44,14 @@ export function createVerifyWork(backend: Backend, options: VerifyWorkOptions): 
     evidence: backend.cache(EVIDENCE_CACHE.name, EVIDENCE_CACHE.codec, EVIDENCE_CACHE.memoryEntries),
     feedback: backend.feedback,
   };
-  const { limiter, reachable } = sessionLimiter(backend, registry, logger);
+  const { limiter, reachable, settle } = sessionLimiter(backend, registry, logger);
+  // Parked SMTP connections hold session slots (shared in Redis): QUIT them and wait for the slots'
+  // release before the store connection closes, else a stopped worker's slots stay taken until
+  // their leases lapse (15 s).
+  backend.onClose(async () => {
+    await shared.polite.idle.close();
+    await settle();
+  });
   const tuning = options.tuning;
   const batch = assembleVerifier(parts, { limiter: limiter.for('batch'), priority: 'batch', tuning });
   const list = assembleVerifier(parts, { limiter: limiter.for('list'), priority: 'list', tuning });
@@ -71,9 +78,14 @@ function sessionLimiter(
   backend: Backend,
   registry: Registry,
   logger: Logger,
-): { limiter: PrioritySessionLimiter; reachable: () => boolean } {
+): { limiter: PrioritySessionLimiter; reachable: () => boolean; settle: () => Promise<void> } {
   const { config, state } = backend;
-  if (state.kind === 'memory') return { limiter: new LocalPriorityLimiter(config.VERIFY_MAX_CONNECTIONS_PER_HOST), reachable: () => true };
+  if (state.kind === 'memory')
+    return {
+      limiter: new LocalPriorityLimiter(config.VERIFY_MAX_CONNECTIONS_PER_HOST),
+      reachable: () => true,
+      settle: () => Promise.resolve(),
+    };
   const unavailable = new Counter({
     name: 'verify_session_limiter_unavailable_total',
     help: 'Attempts to take an SMTP session slot that could not reach the shared counts in Redis',
@@ -103,5 +115,6 @@ function sessionLimiter(
       this.set(limiter.available ? 1 : 0);
     },
   });
-  return { limiter, reachable: () => limiter.available };
+  // Shutdown waits for the slot releases still in flight.
+  return { limiter, reachable: () => limiter.available, settle: () => limiter.close() };
 }

@@ -68,7 +68,12 @@ export interface Backend {
   workLists: (processor: ListProcessor, options: ListWorkOptions) => void;
   /** Deliver the callbacks the dispatcher was handed (distributed; embedded's dispatcher delivers by itself). */
   deliverCallbacks: () => void;
-  /** Stops what was started and closes what was opened, in order; the store connection last. */
+  /**
+   * A part made on `state` that must end after the work stopped and before the store connection
+   * closes (the verify-worker's parked SMTP connections give their shared session slots back).
+   */
+  onClose: (cleanup: () => Promise<void>) => void;
+  /** Stops what was started and closes what was opened, in order; the `onClose` cleanups, then the store connection last. */
   close: () => Promise<void>;
 }
 

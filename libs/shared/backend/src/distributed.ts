@@ -59,6 +59,7 @@ export function createDistributedBackend(config: Config, options: BackendOptions
   const transport = once(() => BullTransport.create({ redis: topology, redisPrefix: prefix, kinds: [QR_JOB, VERIFY_JOB], logger }));
   const listWorkers: Worker[] = [];
   const stops: Array<() => void> = [];
+  const cleanups: Array<() => Promise<void>> = [];
   let served: WorkerProcess | undefined;
   let callbacks: CallbackConsumer | undefined;
 
@@ -111,6 +112,9 @@ export function createDistributedBackend(config: Config, options: BackendOptions
         logger,
       });
     },
+    onClose: (cleanup) => {
+      cleanups.push(cleanup);
+    },
     close: async () => {
       const made = transport.made();
       if (made !== undefined) await (await made.catch(() => undefined))?.close();
@@ -119,6 +123,7 @@ export function createDistributedBackend(config: Config, options: BackendOptions
       await listQueue.made()?.close();
       await Promise.all([served?.close(), callbacks?.close()]);
       await dispatcher.made()?.close();
+      for (const cleanup of cleanups) await cleanup();
       // The store connection last, bounded and whatever state it is in (a quit on a connection
       // still reconnecting is refused at once: no offline queue).
       const store = redis.made();

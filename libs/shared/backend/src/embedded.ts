@@ -24,6 +24,7 @@ export function createEmbeddedBackend(config: Config, options: BackendOptions): 
   const handlers: RegisteredHandler[] = [];
   let transport: InProcessTransport | undefined;
   const stops: Array<() => void> = [];
+  const cleanups: Array<() => Promise<void>> = [];
 
   return {
     mode: 'embedded',
@@ -55,11 +56,15 @@ export function createEmbeddedBackend(config: Config, options: BackendOptions): 
       stops.push(processor.startJanitor(work.janitorIntervalMs));
     },
     deliverCallbacks: () => undefined,
+    onClose: (cleanup) => {
+      cleanups.push(cleanup);
+    },
     close: async () => {
       await transport?.close();
       for (const stop of stops) stop();
       await queue.close();
       await dispatcher.close();
+      for (const cleanup of cleanups) await cleanup();
     },
   };
 }

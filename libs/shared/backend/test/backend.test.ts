@@ -30,7 +30,13 @@ describe('the embedded backend (no Redis configured)', () => {
     const cache = backend.cache('test:v1', { encode: String, decode: (raw) => raw }, 2);
     await cache.set('a', 'x', 60);
     expect(await cache.get('a')).toBe('x');
+    let cleaned = false;
+    backend.onClose(() => {
+      cleaned = true;
+      return Promise.resolve();
+    });
     await backend.close();
+    expect(cleaned).toBe(true);
     expect(await transport.isReady()).toBe(false);
   });
 
@@ -68,7 +74,13 @@ describe('the distributed backend', () => {
       // The parts share it: a meter read goes over the same connection.
       expect(await worker.meter.usage('key', '2026-11')).toEqual({});
       expect(await storeConnections('verify-cache')).toBe(before + 1);
+      // A part made on the state ends before the connection closes, and can still use it then.
+      const seen: string[] = [];
+      worker.onClose(async () => {
+        seen.push(`cleanup with the store ${await state.redis.ping()}`);
+      });
       await worker.close();
+      expect(seen).toEqual(['cleanup with the store PONG']);
       await expect.poll(() => storeConnections('verify-cache')).toBe(before);
     } finally {
       observer.disconnect();

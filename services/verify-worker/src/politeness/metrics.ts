@@ -47,17 +47,10 @@ export function createPolitenessMetrics(registry: Registry) {
   };
 }
 
-const byRegistry = new WeakMap<Registry, ReturnType<typeof createPolitenessMetrics>>();
-
-/** The gate's events as metrics, one set per registry. */
+/** The gate's events as metrics on `registry` (once per process: the politeness state holds them). */
 export function politenessEvents(registry: Registry | undefined): GateEvents {
   if (registry === undefined) return {};
-  let metrics = byRegistry.get(registry);
-  if (metrics === undefined) {
-    metrics = createPolitenessMetrics(registry);
-    byRegistry.set(registry, metrics);
-  }
-  const m = metrics;
+  const m = createPolitenessMetrics(registry);
   const provider = (target: GateTarget) => target.provider ?? 'other';
   return {
     onThrottle: (target, state) => {

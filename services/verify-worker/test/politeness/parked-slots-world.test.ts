@@ -16,7 +16,6 @@ import { MemoryMeter } from '@svc/metering';
 import { waitUntil } from '@svc/testkit';
 import { LocalPriorityLimiter, RedisHostLimiter } from '../../src/engine/shared-host-limiter.ts';
 import { listProcessorOn } from '../../src/lists/assemble.ts';
-import { closeIdleSessions } from '../../src/politeness/assemble.ts';
 import { FAST_TUNING, mailDomain, useWorld, verdicts } from '../engine/world.ts';
 
 const KNOWN = (k: number) => k % 10 < 7;
@@ -109,14 +108,16 @@ describe('a parked connection keeps its slot', () => {
       await waitForRedis(redis, 5_000);
       const config = loadConfig({ ...env(2), REDIS_PREFIX: prefix });
       const limiter = new RedisHostLimiter({ redis, prefix, perHost: 2 });
-      const verifier = createVerifier({ config, redis, limiter: limiter.for('batch'), tuning: FAST_TUNING });
+      const shared = startVerifyProcess(config, { redis });
+      onTestFinished(() => shared.sight.stop());
+      const verifier = createVerifier({ config, redis, process: shared, limiter: limiter.for('batch'), tuning: FAST_TUNING });
       const server = world.smtp.get('127.0.0.229')!;
       const emails = ['u1@close.test', 'u9@close.test'];
       expect(verdicts(await verifier.verify(emails, call()))).toEqual(expected(emails));
       const slots = `${prefix}:smtp-slots:{127.0.0.229}`;
       // Parked: still open, still holding its slot.
       expect(await redis.zcard(slots)).toBe(1);
-      await closeIdleSessions(redis);
+      await shared.polite.idle.close();
       await limiter.close();
       expect(await redis.zcard(slots)).toBe(0);
       await waitUntil(() => server.open === 0, 3_000, 'the parked connection to close');
