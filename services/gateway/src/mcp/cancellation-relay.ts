@@ -11,17 +11,20 @@
  * Slots are digests of key id and JSON-RPC id: an id is the client's and may be any length.
  */
 import { hash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Redis } from '@svc/jobs/redis';
+
+/** A script of the lua/ folder beside this module, read once at load (the build copies the folder beside the compiled files). */
+const lua = (name: string): string => readFileSync(new URL(`./lua/${name}`, import.meta.url), 'utf8');
 
 /** Longer than any tool call waits (the 32 s verify deadline), so a count outlives its call. */
 const CALL_COUNT_TTL_MS = 60_000;
 
-/** KEYS[1]: a slot's count. */
-const END_CALL = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-if redis.call('DECR', KEYS[1]) <= 0 then redis.call('DEL', KEYS[1]) end
-return 1
-`;
+/** KEYS[1]: a slot's count. Returns 1 if it was counted down, 0 if it had lapsed. */
+const END_CALL = lua('mcp-call-end.lua');
+
+/** The connection with the end-of-call script defined on it (sent by its SHA, as ioredis does for defined commands). */
+type RelayRedis = Redis & { mcpCallEnd(count: string): Promise<number> };
 
 export interface CancellationRelay {
   /** A tool call of this slot started on this replica (until `ended`). */
@@ -38,13 +41,17 @@ export const callSlot = (keyId: string, rpcId: string | number): string => hash(
 
 export class RedisCancellationRelay implements CancellationRelay {
   private readonly channel: string;
+  private readonly redis: RelayRedis;
 
   /** `redis` issues commands; `subscriber` is a connection of its own (subscriber mode takes it whole). */
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly subscriber: Redis,
     private readonly prefix: string,
   ) {
+    if (!('mcpCallEnd' in redis)) redis.defineCommand('mcpCallEnd', { numberOfKeys: 1, lua: END_CALL });
+    // Defined just above: the cast names what defineCommand added, as the meter's does.
+    this.redis = redis as RelayRedis;
     this.channel = `${prefix}:mcp:cancelled`;
   }
 
@@ -65,7 +72,7 @@ export class RedisCancellationRelay implements CancellationRelay {
   ended(slot: string): void {
     // Deleted at zero; and never a DECR of a count that lapsed meanwhile, which would leave a
     // count of -1 without expiry, one key per such call for ever.
-    void this.redis.eval(END_CALL, 1, this.countKey(slot)).catch(() => undefined);
+    void this.redis.mcpCallEnd(this.countKey(slot)).catch(() => undefined);
   }
 
   async forward(slot: string): Promise<void> {

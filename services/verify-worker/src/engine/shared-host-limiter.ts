@@ -20,9 +20,13 @@
  * condition is reported (`onUnavailable`: metric, log) and `available` turns false (readiness).
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from '@svc/jobs/redis';
 import { Slot, runInSlot, type HeldSlot, type SessionLimiter } from './host-limiter.ts';
+
+/** A script of the lua/ folder beside this module, read once at load (the build copies the folder beside the compiled files). */
+const lua = (name: string): string => readFileSync(new URL(`./lua/${name}`, import.meta.url), 'utf8');
 
 export type SessionPriority = 'batch' | 'list';
 
@@ -147,33 +151,7 @@ export class LocalPriorityLimiter implements PrioritySessionLimiter {
 }
 
 /** KEYS: slots, waiting batches. ARGV: now, token, slot ttl, per host, priority, list share, wait ttl. */
-const ACQUIRE = `
-local now = tonumber(ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-local held = redis.call('ZRANGE', KEYS[1], 0, -1)
-local ttl = tonumber(ARGV[3])
-local function take()
-  redis.call('ZADD', KEYS[1], now + ttl, ARGV[2])
-  redis.call('ZREM', KEYS[2], ARGV[2])
-  redis.call('PEXPIRE', KEYS[1], ttl * 2)
-  return 1
-end
-if #held >= tonumber(ARGV[4]) then
-  if ARGV[5] == 'batch' then
-    redis.call('ZADD', KEYS[2], now + tonumber(ARGV[7]), ARGV[2])
-    redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[7]) * 2)
-  end
-  return 0
-end
-if ARGV[5] == 'batch' then return take() end
-local lists = 0
-for _, token in ipairs(held) do
-  if string.sub(token, 1, 2) == 'l:' then lists = lists + 1 end
-end
-if lists >= tonumber(ARGV[6]) or redis.call('ZCARD', KEYS[2]) > 0 then return 0 end
-return take()
-`;
+const ACQUIRE = lua('host-slot-acquire.lua');
 
 /**
  * A parked connection's slot taken over by another kind of work. KEYS: slots, waiting batches.
@@ -181,31 +159,7 @@ return take()
  * counted out and the new one in only if the new kind of work could take a slot now; else the
  * old stays (and the caller ends its connection). 0 as well when the old lease has lapsed.
  */
-const ADOPT = `
-local now = tonumber(ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-local score = redis.call('ZSCORE', KEYS[1], ARGV[2])
-if not score then return 0 end
-redis.call('ZREM', KEYS[1], ARGV[2])
-local held = redis.call('ZRANGE', KEYS[1], 0, -1)
-local allowed = #held < tonumber(ARGV[5])
-if allowed and ARGV[6] == 'list' then
-  local lists = 0
-  for _, token in ipairs(held) do
-    if string.sub(token, 1, 2) == 'l:' then lists = lists + 1 end
-  end
-  allowed = lists < tonumber(ARGV[7]) and redis.call('ZCARD', KEYS[2]) == 0
-end
-if not allowed then
-  redis.call('ZADD', KEYS[1], score, ARGV[2])
-  return 0
-end
-local ttl = tonumber(ARGV[4])
-redis.call('ZADD', KEYS[1], now + ttl, ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ttl * 2)
-return 1
-`;
+const ADOPT = lua('host-slot-adopt.lua');
 
 type LimiterRedis = Redis & {
   hostSlotAdopt(

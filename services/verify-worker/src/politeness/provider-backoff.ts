@@ -12,7 +12,11 @@
  * egresses live on one Cluster slot), kept 15 minutes past the back-off so that a worker that
  * restarts still knows it and a throttle soon after the probe still doubles.
  */
+import { readFileSync } from 'node:fs';
 import type { Redis } from '@svc/jobs/redis';
+
+/** A script of the lua/ folder beside this module, read once at load (the build copies the folder beside the compiled files). */
+const lua = (name: string): string => readFileSync(new URL(`./lua/${name}`, import.meta.url), 'utf8');
 
 export const MAX_BACKOFF_MS = 15 * 60_000;
 /** How long the one probe session may take before another may try instead (its worker may have died). */
@@ -110,39 +114,13 @@ export class MemoryBackoffStore implements BackoffStore {
 }
 
 // KEYS[1] the hash; ARGV now, probe lease. Returns {1, probe} or {0, until}.
-const ADMIT = `
-local ends = tonumber(redis.call('HGET', KEYS[1], 'until'))
-if not ends then return {1, 0} end
-local now = tonumber(ARGV[1])
-if now < ends then return {0, ends} end
-local probe = tonumber(redis.call('HGET', KEYS[1], 'probeUntil') or '0')
-if now < probe then return {0, probe} end
-redis.call('HSET', KEYS[1], 'probeUntil', now + tonumber(ARGV[2]))
-return {1, 1}
-`;
+const ADMIT = lua('throttle-admit.lua');
 
 // KEYS[1]; ARGV now, asked (0: none), base, max, keep. Returns {until, delay, at}.
-const THROTTLE = `
-local now = tonumber(ARGV[1])
-local ends = tonumber(redis.call('HGET', KEYS[1], 'until'))
-if ends and now < ends then
-  return {ends, tonumber(redis.call('HGET', KEYS[1], 'delay')), tonumber(redis.call('HGET', KEYS[1], 'at'))}
-end
-local delay = tonumber(ARGV[3])
-if ends then delay = tonumber(redis.call('HGET', KEYS[1], 'delay')) * 2 end
-delay = math.max(delay, tonumber(ARGV[2]))
-delay = math.min(delay, tonumber(ARGV[4]))
-redis.call('HSET', KEYS[1], 'until', now + delay, 'delay', delay, 'at', now, 'probeUntil', 0)
-redis.call('PEXPIRE', KEYS[1], delay + tonumber(ARGV[5]))
-return {now + delay, delay, now}
-`;
+const THROTTLE = lua('throttle-start.lua');
 
 // KEYS[1]; ARGV startedAt. Deletes a back-off received before the session began.
-const CLEAR = `
-local at = tonumber(redis.call('HGET', KEYS[1], 'at'))
-if at and at <= tonumber(ARGV[1]) then redis.call('DEL', KEYS[1]) end
-return 0
-`;
+const CLEAR = lua('throttle-clear.lua');
 
 type BackoffRedis = Redis & {
   throttleAdmit(key: string, now: number, lease: number): Promise<[number, number]>;
