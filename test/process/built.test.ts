@@ -95,14 +95,21 @@ describe('the build', () => {
     }
   });
 
-  it('copies the Lua scripts the Redis stores read beside their built modules', () => {
-    for (const script of [
-      'libs/shared/metering/dist/lua/meter-record.lua',
-      'libs/shared/lists/dist/lua/list-commit.lua',
-      'libs/shared/feedback/dist/lua/feedback-record.lua',
-      'services/gateway/dist/plugins/lua/rate-limit-window.lua',
-    ])
-      expect(existsSync(script), `${script} is built`).toBe(true);
+  it('copies every Lua script the Redis stores read beside its built module', () => {
+    const packages = ['libs/shared', 'services'].flatMap((root) => readdirSync(root).map((name) => `${root}/${name}`));
+    const scripts = packages.flatMap((dir) =>
+      existsSync(`${dir}/src`)
+        ? readdirSync(`${dir}/src`, { recursive: true, encoding: 'utf8' })
+            .filter((file) => file.endsWith('.lua'))
+            .map((file) => `${dir}/src/${file}`)
+        : [],
+    );
+    // The stores of lists, metering, feedback, rate limits, MCP calls, session slots and back-offs.
+    expect(scripts.length).toBeGreaterThanOrEqual(20);
+    for (const script of scripts) {
+      const built = script.replace('/src/', '/dist/');
+      expect(existsSync(built), `${built} is built`).toBe(true);
+    }
   });
 
   describe('built processes', () => {
