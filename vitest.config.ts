@@ -12,7 +12,7 @@ export default defineConfig({
       'clients/*/test/**/*.test.ts',
       'test/**/*.test.ts',
     ],
-    exclude: ['**/node_modules/**', ...Object.values(SUITES)],
+    exclude: ['**/node_modules/**', ...Object.values(SUITES).flat()],
     coverage: {
       provider: 'v8',
       include: ['libs/shared/*/src/**/*.ts', 'services/*/src/**/*.ts'],

@@ -8,5 +8,5 @@ import { SUITES, sharedTest } from './vitest.shared.ts';
 // in about six, was the gateway's list queue opened before its connection was ready:
 // list-queue-start.test.ts.)
 export default defineConfig({
-  test: { ...sharedTest, include: [SUITES.topologies], maxWorkers: 1, testTimeout: 120_000, hookTimeout: 120_000, retry: 1 },
+  test: { ...sharedTest, include: [...SUITES.topologies], maxWorkers: 1, testTimeout: 120_000, hookTimeout: 120_000, retry: 1 },
 });

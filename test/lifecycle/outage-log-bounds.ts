@@ -15,6 +15,13 @@ function kindOf(line: LogLine): string {
   return `${line.msg.replace(/ \(repeated\)$/, '')}|${err?.code ?? err?.message ?? ''}`;
 }
 
+/**
+ * Whether a count of reports left out has been written: the first window's, when it ends (a
+ * window after the cut). The outage tests wait for it rather than for a fixed time.
+ */
+export const hasCount = (lines: readonly LogLine[]): boolean =>
+  lines.some((line) => line.level >= WARN && typeof line.suppressed === 'number' && line.suppressed > 0);
+
 /** Lines of `lines` at warn or above, grouped by kind; checked against the contract's bound since `cutAt`. */
 export function expectBoundedLog(lines: LogLine[], cutAt: number, label: string): void {
   const byKind = new Map<string, LogLine[]>();

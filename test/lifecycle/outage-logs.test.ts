@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropPrefix, startTcpProxy, testRedisUrl, uniquePrefix, waitUntil, type TcpProxy } from '@svc/testkit';
-import { WARN, WINDOW_MS, expectBoundedLog } from './outage-log-bounds.ts';
+import { WARN, WINDOW_MS, expectBoundedLog, hasCount } from './outage-log-bounds.ts';
 import { startWorkerProcess, type WorkerProcess } from './worker-processes.ts';
 
 const OUTAGE_MS = 6_000;
@@ -33,8 +33,8 @@ describe('a verify-worker through a Redis outage', () => {
     proxy.cut();
     await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
     proxy.restore();
-    // The counts of the last window are written when it ends.
-    await new Promise((resolve) => setTimeout(resolve, WINDOW_MS - (OUTAGE_MS % WINDOW_MS) + 1_000));
+    // The counts are written when their window ends: wait for the first (the check fails without one).
+    await waitUntil(() => hasCount(worker.lines.slice(before)), WINDOW_MS + 5_000, 'a count line').catch(() => undefined);
     const during = worker.lines.slice(before).filter((line) => line.level >= WARN);
     expectBoundedLog(during, cutAt, `verify-worker over a ${OUTAGE_MS / 1_000} s outage`);
   });

@@ -88,8 +88,14 @@ describe('BullMQ callbacks', () => {
     const event = listCompleted(receiver.origin, KEY_ID);
     await Promise.all([dispatcher.enqueue(event), dispatcher.enqueue(event)]);
     await expect.poll(() => stateOf(event), { timeout: 10_000 }).toBe('completed');
+    const delivered = await queue.getJob(event.id);
     await dispatcher.enqueue(event);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Nothing was queued again: the one job of that id is the delivered one, still completed
+    // (an event queued anew would be waiting or active, and delivered a second time).
+    const after = await queue.getJob(event.id);
+    expect(await after?.getState()).toBe('completed');
+    expect(after?.timestamp).toBe(delivered?.timestamp);
+    expect(await queue.getJobCounts('waiting', 'active', 'delayed')).toEqual({ waiting: 0, active: 0, delayed: 0 });
     expect(receiver.requests).toHaveLength(1);
   });
 
@@ -132,7 +138,7 @@ describe('BullMQ callbacks', () => {
       await cut.enqueue(event);
       expect(await stateOf(event)).toBe('waiting');
       proxy.cut();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // At once: whether or not the client has seen its connection close yet, the enqueue rejects.
       await expect(cut.enqueue(listCompleted('https://hooks.example.com/cb', KEY_ID))).rejects.toThrow();
     } finally {
       await cut.close();
