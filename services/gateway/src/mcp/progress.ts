@@ -1,14 +1,22 @@
 /**
  * Progress of a tool call (`notifications/progress`), sent when the client put a
- * `progressToken` in the call's `_meta`: the job reports how far it is (a verify batch: distinct
- * addresses settled of its total, from the verifier through the job transport), and each report
- * that moves forward becomes one notification. The SDK then answers the call as an event stream
- * (exchange.ts pipes it), the notifications first and the result last.
+ * `progressToken` in the call's `_meta`: the call reports how far it is (a verify batch: distinct
+ * addresses settled of its total, from the verifier through the job transport; a list's creation:
+ * rows read and stored of the payload's), and each report that moves forward becomes one
+ * notification. The SDK then answers the call as an event stream (exchange.ts pipes it), the
+ * notifications first and the result last.
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
 
+export type ProgressReport = (done: number, total: number) => void;
+
+/** What a notification says besides its figures. */
+export type ProgressWords = (done: number, total: number) => string;
+
+const ADDRESSES_SETTLED: ProgressWords = (done, total) => `${done} of ${total} distinct addresses settled`;
+
 /** The call's progress reporter, or undefined when its client asked for none. */
-export function progressReporter(ctx: ServerContext | undefined): ((done: number, total: number) => void) | undefined {
+export function progressReporter(ctx: ServerContext | undefined, words: ProgressWords = ADDRESSES_SETTLED): ProgressReport | undefined {
   const token = ctx?.mcpReq._meta?.progressToken;
   if (ctx === undefined || token === undefined) return undefined;
   let last = -1;
@@ -16,9 +24,40 @@ export function progressReporter(ctx: ServerContext | undefined): ((done: number
     // The specification wants the value to grow with every notification of a token.
     if (done <= last) return;
     last = done;
-    const message = `${done} of ${total} distinct addresses settled`;
     ctx.mcpReq
-      .notify({ method: 'notifications/progress', params: { progressToken: token, progress: done, total, message } })
+      .notify({ method: 'notifications/progress', params: { progressToken: token, progress: done, total, message: words(done, total) } })
       .catch(() => undefined); // a client gone is the call's own business (cancellation)
+  };
+}
+
+/** A report made at most every so often, and its end. */
+export interface ThrottledProgress {
+  report: ProgressReport;
+  /** The end: the last total reported, as done (sent whatever the interval). */
+  finish(): void;
+}
+
+/** About four a second: a client sees the call move without a notification per row. */
+export const PROGRESS_INTERVAL_MS = 250;
+
+/**
+ * `report` throttled: the first report goes at once, later ones only once `intervalMs` passed
+ * since the last sent (those between are dropped: the next one sent carries a later figure), and
+ * `finish` sends the end. No timer is left behind: a call that stops reporting sends nothing more.
+ */
+export function throttled(report: ProgressReport, intervalMs = PROGRESS_INTERVAL_MS, now: () => number = Date.now): ThrottledProgress {
+  let sentAt: number | undefined;
+  let lastTotal: number | undefined;
+  return {
+    report(done, total) {
+      lastTotal = total;
+      const at = now();
+      if (sentAt !== undefined && at - sentAt < intervalMs) return;
+      sentAt = at;
+      report(done, total);
+    },
+    finish() {
+      if (lastTotal !== undefined) report(lastTotal, lastTotal);
+    },
   };
 }

@@ -19,6 +19,15 @@ export interface ListCall {
   lists: ListService;
   key: ApiKeyRecord;
   log: FastifyBaseLogger;
+  /** Aborted when the caller left or cancelled the call (a tool call gives it; a REST upload ends with its body). */
+  callerGone?: AbortSignal;
+}
+
+/** What a tool's reading of its arguments is followed by: the signal that its caller left, and where it says how far it is. */
+export interface ReadFollow {
+  callerGone: AbortSignal;
+  /** Present when the client asked for progress (a progressToken): done of total, e.g. rows read. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** An upload body: its size limit (it may take the upload allowance, LIST_UPLOAD_TIMEOUT_MS, to arrive). */
@@ -45,8 +54,10 @@ export interface ListTool<T, I> {
   /** The contract's error for arguments the schema refused. */
   invalid: (error: z.ZodError) => Error;
   output: z.ZodObject;
-  /** The arguments as the operation's input (a CSV text is read as an upload is). */
-  read(args: T): I | Promise<I>;
+  /** The arguments as the operation's input (a CSV text is read as an upload is), read while `follow` is watched. */
+  read(args: T, follow: ReadFollow): I | Promise<I>;
+  /** A tool that reports progress (its reading takes more than a moment): the words of a notification. */
+  progress?: (done: number, total: number) => string;
   /** A second text after the JSON: what to do next (a status that is polled says when to ask again). */
   note?: (answer: Record<string, unknown>) => string;
 }

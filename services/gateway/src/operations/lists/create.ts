@@ -3,6 +3,8 @@
  * (read by the route as a stream); the tool takes `emails` or a CSV file as text, read as an
  * upload is. Both answer the list object at once (`queued`); the call is metered (rate limited)
  * and costs 0: each started 100 processed distinct addresses is billed as workers process them.
+ * The tool reports the rows stored as progress when its client asks, and a call cancelled or
+ * dropped while its rows are read creates no list (one dropped while it is stored is cancelled).
  */
 import { Readable } from 'node:stream';
 import {
@@ -16,33 +18,89 @@ import {
   listObjectSchema,
   type ListCreateToolArguments,
 } from '@svc/contracts';
+import { CallerGoneError } from '@svc/jobs';
 import { jsonInput, listBodyError, readCsvUpload, type NewListInput } from '@svc/lists/service';
 import { LIST_CREATED_EXAMPLE, LIST_CREATE_ERRORS } from '../../openapi-examples.ts';
 import { json, listCreateResponses } from '../../openapi-schemas.ts';
 import { validated } from '../../plugins/validation.ts';
 import { BEARER_SECURITY } from '../../routes/guards.ts';
-import { defineListOperation } from '../list-operation.ts';
+import { defineListOperation, type ReadFollow } from '../list-operation.ts';
 import { LISTS_PATH, queryError } from './rest-parts.ts';
 import { OPEN_WORLD } from './tool-parts.ts';
 import { uploadBody } from './upload-body.ts';
 
 const UNIT_PRICE = `$${formatUsd(OPERATIONS['email-verify.list'].priceMicroUsd)}`;
 
+/** The CSV text fed to the reader a piece at a time, as an upload arrives: not parsed in one block of the event loop. */
+const CSV_PIECE_BYTES = 64 * 1024;
+
+function* pieces(bytes: Buffer): Generator<Buffer> {
+  for (let start = 0; start < bytes.length; start += CSV_PIECE_BYTES) yield bytes.subarray(start, start + CSV_PIECE_BYTES);
+}
+
+/**
+ * The rows a CSV text holds at most, for progress: its lines that are not blank, the header
+ * excluded. A quoted field across lines or a `sep=` line makes it more than the rows read; the
+ * last notification then says done all the same.
+ */
+export function csvRowsAtMost(csv: string, headerRow: boolean | undefined): number {
+  let lines = 0;
+  let blank = true;
+  for (let at = 0; at < csv.length; at += 1) {
+    const code = csv.charCodeAt(at);
+    const lineEnd = code === 0x0a || code === 0x0d;
+    if (lineEnd && !blank) lines += 1;
+    blank = lineEnd;
+  }
+  if (!blank) lines += 1;
+  return Math.max(1, lines - (headerRow === false ? 0 : 1));
+}
+
+/**
+ * The rows as the list service reads them, watched: each row taken says how many were stored
+ * before it (the service takes the next once it stored one), and a caller gone stops the reading,
+ * so that the service discards what it staged and no list is created.
+ */
+async function* followed(rows: AsyncIterable<string[]> | Iterable<string[]>, total: number, follow: ReadFollow): AsyncGenerator<string[]> {
+  let stored = 0;
+  for await (const row of rows) {
+    if (follow.callerGone.aborted) throw new CallerGoneError();
+    follow.onProgress?.(stored, total);
+    stored += 1;
+    yield row;
+  }
+  if (follow.callerGone.aborted) throw new CallerGoneError();
+}
+
 /** The create tool's list: `emails`, or a CSV file's text read as an upload is (its `column` chosen the same way). */
-async function toolInput(args: ListCreateToolArguments): Promise<NewListInput> {
+async function toolInput(args: ListCreateToolArguments, follow: ReadFollow): Promise<NewListInput> {
   const { emails, csv, column, name, callbackUrl } = args;
   if ((emails === undefined) === (csv === undefined))
     throw new ApiError('invalid_request', 'Give the list either as `emails` (an array of addresses) or as `csv` (a CSV file as text).');
-  if (csv === undefined) return jsonInput({ emails: emails ?? [], name, callbackUrl });
-  const upload = await readCsvUpload(Readable.from([Buffer.from(csv)]), { column: column === undefined ? undefined : String(column) });
-  return { ...upload, name, callbackUrl };
+  if (csv === undefined) {
+    const input = jsonInput({ emails: emails ?? [], name, callbackUrl });
+    return { ...input, rows: followed(input.rows, emails?.length ?? 0, follow) };
+  }
+  const upload = await readCsvUpload(Readable.from(pieces(Buffer.from(csv))), {
+    column: column === undefined ? undefined : String(column),
+  });
+  return { ...upload, rows: followed(upload.rows, csvRowsAtMost(csv, upload.layout.headerRow), follow), name, callbackUrl };
 }
 
 const toolTitle = 'Verify a long list of email addresses (bulk job)';
 
 export const listCreate = defineListOperation({
   metering: { id: 'email-verify.list', freeRemaining: ({ lists, key }) => lists.freeRemaining(key) },
-  perform: ({ lists, key, log }, input: NewListInput) => lists.create(key, input, log),
+  perform: async ({ lists, key, log, callerGone }, input: NewListInput) => {
+    const list = await lists.create(key, input, log);
+    // The caller left once the rows were read, while the list was stored: nobody follows it, so
+    // it ends now, before workers process (and bill) its addresses.
+    if (callerGone?.aborted === true) {
+      await lists.cancel(key.id, list.id);
+      throw new CallerGoneError();
+    }
+    return list;
+  },
   route: {
     method: 'POST',
     url: LISTS_PATH,
@@ -92,5 +150,6 @@ export const listCreate = defineListOperation({
     invalid: (error) => listBodyError(error, 'the tool takes `emails` (or `csv` and `column`), `name` and `callbackUrl`'),
     output: listObjectSchema,
     read: toolInput,
+    progress: (done, total) => `${done} of ${total} rows read and stored`,
   },
 });
