@@ -19,6 +19,11 @@ export interface SessionLimiter {
    * for a slot of another limiter: the caller then ends that connection, which releases its slot.
    */
   adopt(slot: HeldSlot): Promise<HeldSlot | undefined>;
+  /**
+   * Work that goes before the rest (batches): among the sessions of this process waiting for a
+   * server, it is handed a connection parked meanwhile first (smtp/idle-sessions.ts `wait`).
+   */
+  readonly first?: boolean;
 }
 
 /** `run` over `acquire`: the slot goes back when the task settles. */

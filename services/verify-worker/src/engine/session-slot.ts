@@ -50,7 +50,11 @@ async function adopt(limiter: SessionLimiter, idle: IdleSessions, parked: Parked
   return { slot, resume: { ...parked, slot } };
 }
 
-/** A slot from the limiter, or a connection parked for `key` meanwhile (the limiter's wait is then given up). */
+/**
+ * A slot from the limiter, or a connection parked for `key` meanwhile (the limiter's wait is then
+ * given up). A batch waits in the pool ahead of lists: a list handed the connection while a batch
+ * waits could not take its slot over and would end a connection the batch could have used.
+ */
 async function slotOrParked(
   limiter: SessionLimiter,
   idle: IdleSessions,
@@ -58,7 +62,7 @@ async function slotOrParked(
   host: string,
   signal: AbortSignal,
 ): Promise<{ slot: HeldSlot } | { parked: ParkedSession }> {
-  const waiter = idle.wait(key);
+  const waiter = idle.wait(key, limiter.first === true);
   const stop = new AbortController();
   const acquiring = limiter.acquire(host, AbortSignal.any([signal, stop.signal])).then(
     (slot) => ({ slot }),

@@ -64,6 +64,7 @@ export class LocalPriorityLimiter implements PrioritySessionLimiter {
         return this.slot(priority, host);
       },
       adopt: (slot) => Promise.resolve(this.adopt(priority, slot)),
+      first: priority === 'batch',
     };
     return view;
   }
@@ -246,6 +247,7 @@ export class RedisHostLimiter implements PrioritySessionLimiter {
         return this.slot(host, token);
       },
       adopt: (slot) => this.adopt(priority, slot),
+      first: priority === 'batch',
     };
     return view;
   }

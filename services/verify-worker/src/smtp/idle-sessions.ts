@@ -9,7 +9,10 @@
  * back once the parked connection is closed (idle too long, closed by the server, shutdown). A
  * session waiting for a slot to a server also waits here (`wait`): a session parked meanwhile is
  * handed straight to it, so that a slot held by a parked connection never idles while someone
- * waits in this process.
+ * waits in this process. Waiters of work that goes first (batches) are handed one before the
+ * others (lists): a list may not take over a slot a batch waits for, so a connection handed to a
+ * list while a batch waits was ended, and the batch opened a new one (one more session counted
+ * against the server, and the batch's wait lengthened by a QUIT and a connection set-up).
  *
  * Within the server's own limits: at most `perKey` parked per server (the per-server session
  * limit), each connection carrying at most `MAX_RESETS` RSETs and living at most `MAX_AGE_MS`.
@@ -47,6 +50,12 @@ interface Entry {
   taken: boolean;
 }
 
+interface Waiting {
+  receive: (session: ParkedSession) => void;
+  /** Work that goes first (a batch). */
+  first: boolean;
+}
+
 /** A session waiting for a slot to a server: a session parked for that server meanwhile is handed to it. */
 export interface IdleWaiter {
   /** Resolves with a session handed over (its slot with it); never rejects. */
@@ -57,7 +66,7 @@ export interface IdleWaiter {
 
 export class IdleSessions {
   private readonly parked = new Map<string, Entry[]>();
-  private readonly waiters = new Map<string, Array<(session: ParkedSession) => void>>();
+  private readonly waiters = new Map<string, Waiting[]>();
 
   constructor(
     private readonly idleMs: number,
@@ -97,7 +106,7 @@ export class IdleSessions {
     const list = this.parked.get(key) ?? [];
     if (waiting === undefined && list.length >= this.perKey) return false;
     session.channel.rebind(undefined);
-    const next = waiting?.shift();
+    const next = waiting?.shift()?.receive;
     if (waiting?.length === 0) this.waiters.delete(key);
     if (next !== undefined) {
       next(session);
@@ -119,8 +128,8 @@ export class IdleSessions {
     return true;
   }
 
-  /** Waits for a session parked for `key` from now on (see IdleWaiter). */
-  wait(key: string): IdleWaiter {
+  /** Waits for a session parked for `key` from now on (see IdleWaiter); `first`: ahead of the waiters without it. */
+  wait(key: string, first = false): IdleWaiter {
     let handedOver: ParkedSession | undefined;
     let resolve: (session: ParkedSession) => void = () => {};
     const handed = new Promise<ParkedSession>((done) => (resolve = done));
@@ -129,13 +138,17 @@ export class IdleSessions {
       resolve(session);
     };
     const list = this.waiters.get(key) ?? [];
-    list.push(receive);
+    const waiting: Waiting = { receive, first };
+    // In order of arrival within each rank.
+    const behind = first ? list.findIndex((other) => !other.first) : -1;
+    if (behind === -1) list.push(waiting);
+    else list.splice(behind, 0, waiting);
     this.waiters.set(key, list);
     return {
       handed,
       cancel: () => {
         const current = this.waiters.get(key);
-        const at = current?.indexOf(receive) ?? -1;
+        const at = current?.indexOf(waiting) ?? -1;
         if (at !== -1) current!.splice(at, 1);
         if (current?.length === 0) this.waiters.delete(key);
         const unused = handedOver;

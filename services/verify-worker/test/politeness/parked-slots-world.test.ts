@@ -183,14 +183,26 @@ describe('a parked connection keeps its slot', () => {
 
   it('embedded, the real list work: a batch arriving while a list holds the one connection is served after that session, not after the list', async () => {
     const config = loadConfig(env(1));
+    // A list chunk's deadline is VERIFY_BATCH_DEADLINE_MS: here the default 30 s, not the batch's 5 s.
+    // Two chunks of ~100 RCPTs at 15 ms each take turns on the one connection, so the second
+    // spends its deadline's first seconds waiting for the first; on a loaded machine (an RCPT at
+    // ~27 ms) 5 s ran out mid-session, and the addresses never asked waited for their retry
+    // (LIST_RETRY_DELAYS_S, 60 s): not what this test is about.
+    const listConfig = loadConfig({ ...env(1), VERIFY_BATCH_DEADLINE_MS: '30000' });
     // One process's parts (its parked connections among them) under the list work and the batch route, as embedded.ts composes them.
     const shared = startVerifyProcess(config, { registry: new Registry() });
     onTestFinished(() => shared.sight.stop());
     const limiter = new LocalPriorityLimiter(1);
     const store = new MemoryListStore();
     const queue = new MemoryListQueue({ concurrency: 2 });
-    const listVerifier = createVerifier({ config, process: shared, limiter: limiter.for('list'), priority: 'list', tuning: FAST_TUNING });
-    const processor = listProcessorOn(listVerifier, { config, store, queue, meter: new MemoryMeter() });
+    const listVerifier = createVerifier({
+      config: listConfig,
+      process: shared,
+      limiter: limiter.for('list'),
+      priority: 'list',
+      tuning: FAST_TUNING,
+    });
+    const processor = listProcessorOn(listVerifier, { config: listConfig, store, queue, meter: new MemoryMeter() });
     const batch = createVerifier({ config, process: shared, limiter: limiter.for('batch'), tuning: FAST_TUNING });
     const server = world.smtp.get('127.0.0.228')!;
     const id = 'lst_0000000000000000000000ps';
