@@ -1,49 +1,23 @@
 /**
  * The QR operations' REST door: `GET /v1/qr/qr` and `GET /v1/qr/wifi`. The query string is the
- * operation's input; the rendered code is answered as its body (SVG or the JSON matrix).
+ * operation's input; the rendered code is answered as its body (SVG or the JSON matrix). Each
+ * route's path and OpenAPI words are its operation's (operations/qr-*.ts).
  */
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
-import { MATRIX_EXAMPLE, QR_PARAMETER_ERRORS, SVG_EXAMPLE, WIFI_PARAMETER_ERRORS, type ErrorExamples } from '../openapi-examples.ts';
+import { MATRIX_EXAMPLE, SVG_EXAMPLE } from '../openapi-examples.ts';
 import { meteredResponses, qrMatrixSchema, svgSchema } from '../openapi-schemas.ts';
 import { callOf, type JobRunner } from '../operation.ts';
 import { start } from '../operations/operation.ts';
-import type { QrOperation } from '../operations/qr-code.ts';
-import { qrGenerate } from '../operations/qr-generate.ts';
-import { qrWifi } from '../operations/qr-wifi.ts';
+import type { QrOperation, QrRouteDocs } from '../operations/qr-code.ts';
+import { qrGenerate, qrGenerateDocs } from '../operations/qr-generate.ts';
+import { qrWifi, qrWifiDocs } from '../operations/qr-wifi.ts';
 import { validated } from '../plugins/validation.ts';
 import { BEARER_SECURITY } from './guards.ts';
 
-interface QrRoute {
-  url: string;
-  operation: QrOperation;
-  operationId: string;
-  summary: string;
-  description: string;
-  errors: ErrorExamples;
-}
-
-const QR_ROUTES: QrRoute[] = [
-  {
-    url: '/v1/qr/qr',
-    operation: qrGenerate,
-    operationId: 'generateQrCode',
-    summary: 'Generate a QR code',
-    description:
-      'Encodes text or a URL at error-correction level M in the smallest version (1 to 10) that holds it, as an SVG image ' +
-      '(`format=svg`, the default) or as the module matrix (`format=json`). Dark and light colours must contrast enough for ' +
-      'standard readers; every code rendered scans back to `data`.',
-    errors: QR_PARAMETER_ERRORS,
-  },
-  {
-    url: '/v1/qr/wifi',
-    operation: qrWifi,
-    operationId: 'generateWifiQrCode',
-    summary: 'Generate a wifi network-join QR code',
-    description:
-      'Builds the `WIFI:T:<security>;S:<ssid>;P:<password>;H:<hidden>;;` payload (escaping `\\ ; , : "`) that phones read to ' +
-      'join the network, and renders it like `GET /v1/qr/qr`.',
-    errors: WIFI_PARAMETER_ERRORS,
-  },
+/** Each QR operation with its route's documentation (operations/qr-*.ts). */
+const QR_ROUTES: Array<QrRouteDocs & { operation: QrOperation }> = [
+  { ...qrGenerateDocs, operation: qrGenerate },
+  { ...qrWifiDocs, operation: qrWifi },
 ];
 
 const QR_SUCCESS = {
