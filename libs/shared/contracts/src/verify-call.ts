@@ -12,6 +12,12 @@ export interface VerifyOutcome {
   temporary: boolean;
   /** The delay, in seconds, that the reply deciding this outcome asked for before a retry, when its text states one. */
   retryAfterSeconds?: number;
+  /**
+   * No mail server was asked about this address: the call's deadline came while its session
+   * waited for a slot (other work held the server's connections). A timeout as an answer; for a
+   * caller with time (a list), a try that did not happen rather than a temporary answer.
+   */
+  unasked?: true;
 }
 
 /**

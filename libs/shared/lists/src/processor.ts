@@ -37,8 +37,13 @@ export interface ListProcessorDeps {
   dispatcher?: CallbackDispatcher;
   retryDelaysS: readonly number[];
   retentionMs: number;
-  /** How long one pass over a chunk may probe before its open addresses count as timeouts. */
+  /**
+   * How long one pass over a chunk may probe before its open addresses count as timeouts (those
+   * that waited the whole pass for a session are passed again: `verifyChunk`).
+   */
   chunkDeadlineMs: number;
+  /** Further passes over addresses no server was asked about before their deadline (default UNASKED_PASSES). */
+  unaskedPasses?: number;
   /** How often a chunk being probed checks whether its list was cancelled. */
   cancelPollMs?: number;
   /** How old an unfinished state must be before the janitor repairs it. */
@@ -52,6 +57,13 @@ export interface ListProcessorDeps {
 export const FAILED_MESSAGE = 'Verification of this list failed unexpectedly; the results recorded so far are kept and billed.';
 
 const CALLBACK_LEASE_MS = 60_000;
+/**
+ * Passes over a chunk's unasked addresses after its first (each up to `chunkDeadlineMs`): with the
+ * default 30 s deadline, a chunk waits at most 4.5 minutes for its server, under the janitor's
+ * 10-minute stall; past that its addresses take the retry rounds as other temporary answers.
+ */
+export const UNASKED_PASSES = 8;
+const indicesUnasked = (results: VerifyOutcome[]): number[] => results.flatMap((outcome, i) => (outcome.unasked === true ? [i] : []));
 const newEventId = (): string => `evt_${randomUUID()}`;
 const eventType = (status: ListStatus): ListEventType =>
   status === 'cancelled' ? 'list.cancelled' : status === 'failed' ? 'list.failed' : 'list.completed';
@@ -85,14 +97,16 @@ export class ListProcessor {
       const linked = linkedSignal([signal, cancelled.signal]);
       let results: VerifyOutcome[];
       try {
-        results = await this.deps.verify(
+        results = await this.verifyChunk(
+          record.id,
+          cancelled,
           due.map(([, address]) => address),
-          {
+          () => ({
             deadlineAt: this.now() + this.deps.chunkDeadlineMs,
             signal: linked.signal,
             beforeSession: () => this.stillActive(record.id, cancelled),
             keyId: record.keyId,
-          },
+          }),
         );
       } finally {
         linked.release();
@@ -128,6 +142,41 @@ export class ListProcessor {
     }
     if (isEnded(outcome.status)) await this.finish(record.id);
   };
+
+  /**
+   * One pass over the chunk's due addresses, then, at once and in the same round, further passes
+   * over those no server was asked about (`unasked`: the deadline came while their session
+   * waited for a slot behind the list's other chunks at the same server). Such a timeout says
+   * nothing of the server, so it spends no retry round and waits for no retry delay. Each pass
+   * has a deadline of its own and at most `unaskedPasses` follow the first, so a chunk never waits
+   * for ever: what is still unasked after them is a temporary answer as any other (a retry mark).
+   */
+  private async verifyChunk(
+    listId: string,
+    cancelled: AbortController,
+    emails: string[],
+    pass: () => Parameters<VerifyFn>[1],
+  ): Promise<VerifyOutcome[]> {
+    const results = await this.deps.verify(emails, pass());
+    let unasked = indicesUnasked(results);
+    for (let again = 0; again < (this.deps.unaskedPasses ?? UNASKED_PASSES) && unasked.length > 0; again++) {
+      const options = pass();
+      if (options.signal.aborted) break;
+      // A list cancelled meanwhile gets no further pass (the watch may not have seen it yet).
+      const current = await this.deps.store.get(listId);
+      if (current === undefined || isEnded(current.status)) {
+        cancelled.abort(new Error('list ended'));
+        break;
+      }
+      const retried = await this.deps.verify(
+        unasked.map((i) => emails[i]!),
+        options,
+      );
+      unasked.forEach((i, k) => (results[i] = retried[k]!));
+      unasked = unasked.filter((_, k) => retried[k]!.unasked === true);
+    }
+    return results;
+  }
 
   /**
    * Opens no session for a list that ended (cancelled) since its chunk began: the list is read

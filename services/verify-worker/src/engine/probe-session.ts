@@ -63,6 +63,7 @@ async function oneSession(state: ProbeState, address: string, name: string, limi
   state.sessionStarted(address);
   const result = await runSession(state, plan, entry, { recipients, allowed, limits });
   if (result === undefined) return 'done'; // waited for a slot until the deadline
+  if (!cutBeforeAsking(result)) state.carriedBy(recipients);
   await leaveGate(state, plan, entry, result);
   if (retryElsewhere(state, plan, result)) return 'again';
   const progressed = state.record(address, result);
@@ -235,6 +236,16 @@ function refusedTheEgress(result: SmtpSessionResult): boolean {
   if (turnedAway !== undefined && result.rcpt.length === 0)
     return classifySessionReply(turnedAway) === 'blocked' && refusesTheClient(turnedAway);
   return result.rcpt.length > 0 && result.rcpt.every(({ reply }) => readRcptReply(reply).class === 'blocked' && refusesTheClient(reply));
+}
+
+/**
+ * The call's deadline cut the session before any RCPT went out (connecting, greeting, EHLO,
+ * STARTTLS): its recipients were not asked, as if it had never had its slot.
+ */
+function cutBeforeAsking(result: SmtpSessionResult): boolean {
+  const failure = result.failure;
+  if (failure?.kind !== 'aborted' || result.rcpt.length > 0) return false;
+  return failure.stage === 'connect' || failure.stage === 'banner' || failure.stage === 'ehlo' || failure.stage === 'starttls';
 }
 
 /** What a session taught about its server's limits. */

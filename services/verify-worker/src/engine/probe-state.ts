@@ -42,6 +42,8 @@ export class ProbeState {
   /** RCPTs each server may answer: RCPT_BUDGET_FACTOR times what the group needs. */
   private readonly budget: number;
   private readonly answered = new Map<string, number>();
+  /** Recipients a session that ran (or tried to connect) carried: the server may have been asked. */
+  private readonly carried = new Set<string>();
   private readonly sessions = new Map<string, number>();
 
   constructor(
@@ -72,6 +74,11 @@ export class ProbeState {
     this.sessions.set(address, (this.sessions.get(address) ?? 0) + 1);
   }
 
+  /** A session ran (or tried to connect) with these recipients: they are no longer unasked. */
+  carriedBy(recipients: readonly string[]): void {
+    for (const recipient of recipients) this.carried.add(recipient);
+  }
+
   /** A session's answers; true when it answered anything. */
   record(address: string, result: SmtpSessionResult): boolean {
     this.answered.set(address, (this.answered.get(address) ?? 0) + result.rcptReplies);
@@ -92,11 +99,17 @@ export class ProbeState {
       this.lastFailure = { kind: 'timeout' };
   }
 
-  /** Every recipient's outcome: the unanswered get the gate's refusal, `timeout` at the deadline, or the last failure. */
+  /**
+   * Every recipient's outcome: the unanswered get the gate's refusal, `timeout` at the deadline
+   * (`unasked` when no session ever carried them: they waited for a slot until the deadline), or
+   * the last failure.
+   */
   finish(): Map<string, ProbeOutcome> {
     const aborted = this.context.signal.aborted;
-    const rest: ProbeOutcome = this.stopped ?? (aborted && this.lastFailure.kind !== 'session' ? { kind: 'timeout' } : this.lastFailure);
-    for (const recipient of this.pending) this.outcomes.set(recipient, rest);
+    const timedOut = this.stopped === undefined && aborted && this.lastFailure.kind !== 'session';
+    const rest: ProbeOutcome = this.stopped ?? (timedOut ? { kind: 'timeout' } : this.lastFailure);
+    for (const recipient of this.pending)
+      this.outcomes.set(recipient, timedOut && !this.carried.has(recipient) ? { kind: 'timeout', unasked: true } : rest);
     return this.outcomes;
   }
 }

@@ -23,7 +23,11 @@ export type ProbeOutcome =
   | { kind: 'no_connect' }
   /** Every address of the mail hosts was refused by the private-address guard: nothing was tried. */
   | { kind: 'no_target' }
-  | { kind: 'timeout' }
+  /**
+   * No answer within the deadline. `unasked`: no session ever carried this recipient (the
+   * deadline came while it waited for a slot or the gate): the server was never asked.
+   */
+  | { kind: 'timeout'; unasked?: true }
   | { kind: 'needs_smtputf8' }
   /** The provider's back-off or budget allowed no session before `until` (within the deadline): not asked. */
   | { kind: 'throttled'; until: number };

@@ -117,5 +117,7 @@ export function probedOutcome(
         : 'reply' in deciding
           ? retryAfterSeconds(deciding.reply.text)
           : undefined;
-  return { result, temporary, ...(asked === undefined ? {} : { retryAfterSeconds: asked }) };
+  // The deadline came before any session carried it: a timeout that says nothing of the server.
+  const unasked = temporary && deciding?.kind === 'timeout' && deciding.unasked === true;
+  return { result, temporary, ...(asked === undefined ? {} : { retryAfterSeconds: asked }), ...(unasked ? { unasked: true } : {}) };
 }

@@ -1,0 +1,117 @@
+/**
+ * A list's chunks queue for the one session slot of their mail server; a chunk whose deadline
+ * comes while it waits was never asked about its addresses. Those are passed again at once, in
+ * the same round (processor.ts `verifyChunk`), not given a retry mark 60 s away
+ * (LIST_RETRY_DELAYS_S) that uses up a retry round: the list completes as soon as the server
+ * has answered every address, with each one's real verdict.
+ */
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { Registry } from 'prom-client';
+import { loadConfig } from '@svc/config';
+import { MemoryListQueue, MemoryListStore } from '@svc/lists';
+import { MemoryMeter } from '@svc/metering';
+import { waitUntil } from '@svc/testkit';
+import { createVerifier, startVerifyProcess } from '../../src/handler.ts';
+import { LocalPriorityLimiter } from '../../src/engine/shared-host-limiter.ts';
+import { listProcessorOn } from '../../src/lists/assemble.ts';
+import { FAST_TUNING, mailDomain, useWorld } from '../engine/world.ts';
+
+const KNOWN = (k: number) => k % 10 < 7;
+const CHUNKS = 4;
+const PER_CHUNK = 50;
+const world = useWorld(mailDomain('crowd.test', '127.0.0.241'), {
+  // Each session spends about a second in its greeting, then answers its RCPTs (pipelined) at
+  // once: a chunk holds the one connection ~1 s, and the deadline cuts a session in its greeting.
+  '127.0.0.241': {
+    users: [
+      ...Array.from({ length: CHUNKS * PER_CHUNK }, (_, k) => k)
+        .filter(KNOWN)
+        .map((k) => `u${k}@crowd.test`),
+      'postmaster@crowd.test',
+    ],
+    bannerDelayMs: 1_000,
+    replyDelayMs: 0,
+  },
+});
+
+describe('list chunks queued behind their siblings at one mail server', () => {
+  it('addresses never asked before the deadline are asked again at once: no retry round, every real verdict', async () => {
+    const config = loadConfig({
+      ...world.dns.canaryEnv,
+      VERIFY_SMTP_PORT: String(world.port),
+      VERIFY_ALLOW_PRIVATE_MX: 'true',
+      VERIFY_HELO_NAME: 'probe.rig.test',
+      VERIFY_CONNECT_TIMEOUT_MS: '2000',
+      VERIFY_COMMAND_TIMEOUT_MS: '2000',
+      // A chunk's pass: 2.35 s of probing (the engine keeps 250 ms to answer). Four chunks of
+      // ~1 s sessions on one connection: the third is cut in its greeting, the fourth never
+      // has the slot.
+      VERIFY_BATCH_DEADLINE_MS: '2600',
+      VERIFY_RESULT_CACHE_TTL_S: '0',
+      VERIFY_MAX_CONNECTIONS_PER_HOST: '1',
+      // No parked connection: each chunk's session pays the greeting (holds the slot ~1 s).
+      VERIFY_SMTP_SESSION_IDLE_MS: '0',
+    });
+    const shared = startVerifyProcess(config, { registry: new Registry() });
+    onTestFinished(() => shared.sight.stop());
+    const limiter = new LocalPriorityLimiter(1);
+    const verifier = createVerifier({ config, process: shared, limiter: limiter.for('list'), priority: 'list', tuning: FAST_TUNING });
+    const store = new MemoryListStore();
+    const queue = new MemoryListQueue({ concurrency: CHUNKS });
+    const processor = listProcessorOn(verifier, { config, store, queue, meter: new MemoryMeter() });
+    const server = world.smtp.get('127.0.0.241')!;
+    const id = 'lst_0000000000000000000000ua';
+    const items = Array.from({ length: CHUNKS * PER_CHUNK }, (_, i): [number, string, number] => [i, `u${i}@crowd.test`, 1]);
+    const work = Array.from({ length: CHUNKS }, (_, c) => items.slice(c * PER_CHUNK, (c + 1) * PER_CHUNK));
+    await store.create(
+      {
+        id,
+        keyId: 'key',
+        name: null,
+        count: items.length,
+        distinct: items.length,
+        inputChunks: 1,
+        workChunks: work.length,
+        createdAt: Date.now(),
+        callbackUrl: null,
+        allowance: 0,
+        layout: { columns: ['email'], addressColumn: 0, delimiter: ',', bom: false },
+      },
+      work,
+    );
+    const statuses = new Set<string>();
+    let waiting = 0;
+    queue.start(processor.handle);
+    const started = Date.now();
+    try {
+      await queue.add(work.map((_, chunk) => ({ job: { kind: 'chunk', listId: id, chunk } })));
+      // Before the fix the last chunks' addresses waited for their retry, 60 s away.
+      await waitUntil(
+        async () => {
+          const list = await store.get(id);
+          statuses.add(list?.status ?? 'gone');
+          waiting = Math.max(waiting, ...Object.values(list?.waiting?.byReason ?? {}));
+          return list?.status === 'completed';
+        },
+        20_000,
+        'the list to complete',
+      );
+    } finally {
+      await queue.close();
+    }
+    const tookMs = Date.now() - started;
+    const results = await store.results(
+      id,
+      items.map(([i]) => i),
+    );
+    expect(results.map((result) => result?.result.reason)).toEqual(items.map(([i]) => (KNOWN(i) ? 'accepted_email' : 'rejected_email')));
+    // No retry round was used: nothing ever waited for one.
+    expect(statuses.has('retrying')).toBe(false);
+    expect(waiting).toBe(0);
+    // The chunks did queue for the one connection past a deadline (else this proves nothing): a
+    // session was cut in its greeting (a connection more than the chunks), and the list took
+    // longer than one pass.
+    expect(server.connections).toBeGreaterThan(CHUNKS);
+    expect(tookMs).toBeGreaterThan(2_600);
+  }, 60_000);
+});
