@@ -4,6 +4,9 @@
  *   sessions) and records each settled result once;
  * - temporary answers (greylisting, timeouts) get a retry mark and a delayed retry job per chunk
  *   and round, probed on fresh sessions; after the last configured delay they settle as they are;
+ * - addresses no server was asked about before a pass's deadline (`unasked`: they waited for a
+ *   session slot behind the list's other chunks at the same server) are passed again at once in
+ *   the same round, a bounded number of times (`verifyChunk`): no retry mark, no retry round;
  * - after each job the list's due units are billed (idempotent: the meter's ledger counts the
  *   units a list already paid), and a list that ended is finished: billed, its callback handed
  *   over once, its data set to expire.
