@@ -22,6 +22,8 @@ export interface World {
   dns: RigDnsServer;
   smtp: Map<string, RigSmtpServer>;
   port: number;
+  /** The verifier's environment for this world (fast timeouts, no result cache) with `env` over it. */
+  env(env?: Record<string, string>): Record<string, string>;
   verifier(env?: Record<string, string>, tuning?: Partial<ProbeTuning>): ReturnType<typeof createVerifier>;
   run(emails: string[], env?: Record<string, string>, tuning?: Partial<ProbeTuning>): Promise<VerifyResult[]>;
 }
@@ -32,21 +34,21 @@ export const FAST_TUNING: Partial<ProbeTuning> = { retryDelaysMs: [100, 200], mi
 export function useWorld(zone: Zone, servers: Record<string, SmtpServerScript>): World {
   const state: { dns?: RigDnsServer; port: number } = { port: 0 };
   const smtp = new Map<string, RigSmtpServer>();
+  const worldEnv = (env: Record<string, string> = {}): Record<string, string> => ({
+    ...state.dns?.canaryEnv,
+    VERIFY_SMTP_PORT: String(state.port),
+    VERIFY_ALLOW_PRIVATE_MX: 'true',
+    VERIFY_HELO_NAME: 'probe.rig.test',
+    VERIFY_CONNECT_TIMEOUT_MS: '1000',
+    VERIFY_COMMAND_TIMEOUT_MS: '1000',
+    VERIFY_BATCH_DEADLINE_MS: '5000',
+    VERIFY_RESULT_CACHE_TTL_S: '0',
+    ...env,
+  });
   const verifier = (env: Record<string, string> = {}, tuning: Partial<ProbeTuning> = FAST_TUNING) =>
     createVerifier({
-      config: loadConfig({
-        ...state.dns?.canaryEnv,
-        VERIFY_SMTP_PORT: String(state.port),
-        VERIFY_ALLOW_PRIVATE_MX: 'true',
-        VERIFY_HELO_NAME: 'probe.rig.test',
-        VERIFY_CONNECT_TIMEOUT_MS: '1000',
-        VERIFY_COMMAND_TIMEOUT_MS: '1000',
-        VERIFY_BATCH_DEADLINE_MS: '5000',
-        VERIFY_RESULT_CACHE_TTL_S: '0',
-        // Each batch on its own sessions (their counts are what these worlds measure); idle-session reuse has its own world.
-        VERIFY_SMTP_SESSION_IDLE_MS: '0',
-        ...env,
-      }),
+      // Each batch on its own sessions (their counts are what these worlds measure); idle-session reuse has its own world.
+      config: loadConfig(worldEnv({ VERIFY_SMTP_SESSION_IDLE_MS: '0', ...env })),
       tuning,
     });
   beforeAll(async () => {
@@ -67,6 +69,7 @@ export function useWorld(zone: Zone, servers: Record<string, SmtpServerScript>):
     get port() {
       return state.port;
     },
+    env: worldEnv,
     verifier,
     run: (emails, env, tuning) =>
       verifier(env, tuning).verify(emails, { deadlineAt: Date.now() + 30_000, signal: new AbortController().signal }),

@@ -17,6 +17,7 @@ import { createVerifier, startVerifyProcess } from '../../src/handler.ts';
 import { LocalPriorityLimiter } from '../../src/engine/shared-host-limiter.ts';
 import { listProcessorOn } from '../../src/lists/assemble.ts';
 import { FAST_TUNING, mailDomain, useWorld } from '../engine/world.ts';
+import { storeAddressList } from './stored-list.ts';
 
 const KNOWN = (k: number) => k % 10 < 7;
 const CHUNKS = 4;
@@ -41,19 +42,15 @@ const world = useWorld(
   },
 );
 
-const env = (deadlineMs: number) => ({
-  ...world.dns.canaryEnv,
-  VERIFY_SMTP_PORT: String(world.port),
-  VERIFY_ALLOW_PRIVATE_MX: 'true',
-  VERIFY_HELO_NAME: 'probe.rig.test',
-  VERIFY_CONNECT_TIMEOUT_MS: '2000',
-  VERIFY_COMMAND_TIMEOUT_MS: '2000',
-  VERIFY_BATCH_DEADLINE_MS: String(deadlineMs),
-  VERIFY_RESULT_CACHE_TTL_S: '0',
-  VERIFY_MAX_CONNECTIONS_PER_HOST: '1',
-  // No parked connection: each session pays the greeting (holds the slot ~1 s at crowd.test).
-  VERIFY_SMTP_SESSION_IDLE_MS: '0',
-});
+const env = (deadlineMs: number) =>
+  world.env({
+    VERIFY_CONNECT_TIMEOUT_MS: '2000',
+    VERIFY_COMMAND_TIMEOUT_MS: '2000',
+    VERIFY_BATCH_DEADLINE_MS: String(deadlineMs),
+    VERIFY_MAX_CONNECTIONS_PER_HOST: '1',
+    // No parked connection: each session pays the greeting (holds the slot ~1 s at crowd.test).
+    VERIFY_SMTP_SESSION_IDLE_MS: '0',
+  });
 
 describe('the engine says which addresses no server was asked about', () => {
   it('waited for the slot until the deadline: a timeout as before, marked unasked; answered or cut mid-RCPT: not', async () => {
@@ -98,30 +95,18 @@ describe('list chunks queued behind their siblings at one mail server', () => {
     const processor = listProcessorOn(verifier, { config, store, queue, meter: new MemoryMeter() });
     const server = world.smtp.get('127.0.0.241')!;
     const id = 'lst_0000000000000000000000ua';
-    const items = Array.from({ length: CHUNKS * PER_CHUNK }, (_, i): [number, string, number] => [i, `u${i}@crowd.test`, 1]);
-    const work = Array.from({ length: CHUNKS }, (_, c) => items.slice(c * PER_CHUNK, (c + 1) * PER_CHUNK));
-    await store.create(
-      {
-        id,
-        keyId: 'key',
-        name: null,
-        count: items.length,
-        distinct: items.length,
-        inputChunks: 1,
-        workChunks: work.length,
-        createdAt: Date.now(),
-        callbackUrl: null,
-        allowance: 0,
-        layout: { columns: ['email'], addressColumn: 0, delimiter: ',', bom: false },
-      },
-      work,
+    const { items, jobs } = await storeAddressList(
+      store,
+      id,
+      Array.from({ length: CHUNKS * PER_CHUNK }, (_, i) => `u${i}@crowd.test`),
+      PER_CHUNK,
     );
     const statuses = new Set<string>();
     let waiting = 0;
     queue.start(processor.handle);
     const started = Date.now();
     try {
-      await queue.add(work.map((_, chunk) => ({ job: { kind: 'chunk', listId: id, chunk } })));
+      await queue.add(jobs);
       // Before the fix the last chunks' addresses waited for their retry, 60 s away.
       await waitUntil(
         async () => {

@@ -17,6 +17,7 @@ import { waitUntil } from '@svc/testkit';
 import { LocalPriorityLimiter, RedisHostLimiter } from '../../src/engine/shared-host-limiter.ts';
 import { listProcessorOn } from '../../src/lists/assemble.ts';
 import { FAST_TUNING, mailDomain, useWorld, verdicts } from '../engine/world.ts';
+import { storeAddressList } from '../lists/stored-list.ts';
 
 const KNOWN = (k: number) => k % 10 < 7;
 const users = (domain: string) => [
@@ -50,19 +51,12 @@ const expected = (emails: string[]) =>
     ]),
   );
 const call = (ms = 5_000) => ({ deadlineAt: Date.now() + ms, signal: new AbortController().signal });
-const env = (perHost: number) => ({
-  ...world.dns.canaryEnv,
-  VERIFY_SMTP_PORT: String(world.port),
-  VERIFY_ALLOW_PRIVATE_MX: 'true',
-  VERIFY_HELO_NAME: 'probe.rig.test',
-  VERIFY_CONNECT_TIMEOUT_MS: '1000',
-  VERIFY_COMMAND_TIMEOUT_MS: '1000',
-  VERIFY_BATCH_DEADLINE_MS: '5000',
-  VERIFY_RESULT_CACHE_TTL_S: '0',
-  VERIFY_MAX_CONNECTIONS_PER_HOST: String(perHost),
-  // Long enough that a parked connection outlives the gap to the next batch (and any wait for it).
-  VERIFY_SMTP_SESSION_IDLE_MS: '3000',
-});
+const env = (perHost: number) =>
+  world.env({
+    VERIFY_MAX_CONNECTIONS_PER_HOST: String(perHost),
+    // Long enough that a parked connection outlives the gap to the next batch (and any wait for it).
+    VERIFY_SMTP_SESSION_IDLE_MS: '3000',
+  });
 
 describe('a parked connection keeps its slot', () => {
   it('two workers sharing Redis: never more connections open to one server than the limit, parked ones included', async () => {
@@ -206,29 +200,15 @@ describe('a parked connection keeps its slot', () => {
     const batch = createVerifier({ config, process: shared, limiter: limiter.for('batch'), tuning: FAST_TUNING });
     const server = world.smtp.get('127.0.0.228')!;
     const id = 'lst_0000000000000000000000ps';
-    const items = Array.from({ length: 300 }, (_, i): [number, string, number] => [i, `u${100 + i}@listing.test`, 1]);
-    const work = Array.from({ length: Math.ceil(items.length / WORK_CHUNK_SIZE) }, (_, c) =>
-      items.slice(c * WORK_CHUNK_SIZE, (c + 1) * WORK_CHUNK_SIZE),
-    );
-    await store.create(
-      {
-        id,
-        keyId: 'key',
-        name: null,
-        count: items.length,
-        distinct: items.length,
-        inputChunks: 1,
-        workChunks: work.length,
-        createdAt: Date.now(),
-        callbackUrl: null,
-        allowance: 0,
-        layout: { columns: ['email'], addressColumn: 0, delimiter: ',', bom: false },
-      },
-      work,
+    const { items, jobs } = await storeAddressList(
+      store,
+      id,
+      Array.from({ length: 300 }, (_, i) => `u${100 + i}@listing.test`),
+      WORK_CHUNK_SIZE,
     );
     queue.start(processor.handle);
     try {
-      await queue.add(work.map((_, chunk) => ({ job: { kind: 'chunk', listId: id, chunk } })));
+      await queue.add(jobs);
       await waitUntil(() => server.rcptReceived > 20, 10_000, 'the list to be probing');
       const started = Date.now();
       const emails = ['u1@listing.test', 'u3@listing.test', 'u8@listing.test'];

@@ -53,19 +53,13 @@ describe('a provider that throttles', () => {
       // Two workers of one deployment: each its own verifier and Redis connection, one prefix.
       const [first, second] = clients.map((client) =>
         createVerifier({
-          config: loadConfig({
-            ...world.dns.canaryEnv,
-            VERIFY_SMTP_PORT: String(world.port),
-            VERIFY_ALLOW_PRIVATE_MX: 'true',
-            VERIFY_HELO_NAME: 'probe.rig.test',
-            VERIFY_CONNECT_TIMEOUT_MS: '1000',
-            VERIFY_COMMAND_TIMEOUT_MS: '1000',
-            VERIFY_BATCH_DEADLINE_MS: '5000',
-            VERIFY_RESULT_CACHE_TTL_S: '0',
-            REDIS_PREFIX: prefix,
-            // Budgets above the provider's real limit (as an operator may set them): the throttle decides.
-            VERIFY_PROVIDER_BUDGETS: '{"google":{"sessionsPerMinute":60,"recipientsPerSession":100,"recipientsPerMinute":1000}}',
-          }),
+          config: loadConfig(
+            world.env({
+              REDIS_PREFIX: prefix,
+              // Budgets above the provider's real limit (as an operator may set them): the throttle decides.
+              VERIFY_PROVIDER_BUDGETS: '{"google":{"sessionsPerMinute":60,"recipientsPerSession":100,"recipientsPerMinute":1000}}',
+            }),
+          ),
           redis: client,
           tuning: FAST_TUNING,
         }),

@@ -14,6 +14,7 @@ import { createRigThrottle, waitUntil, type Zone } from '@svc/testkit';
 import { LocalPriorityLimiter } from '../../src/engine/shared-host-limiter.ts';
 import { createListProcessor } from '../../src/lists/assemble.ts';
 import { FAST_TUNING, useWorld } from '../engine/world.ts';
+import { storeAddressList } from '../lists/stored-list.ts';
 
 const GOOGLE = ['gmail-smtp-in.l.google.com', 'alt1.gmail-smtp-in.l.google.com', 'alt2.gmail-smtp-in.l.google.com'];
 const IPS = ['127.0.0.210', '127.0.0.211', '127.0.0.212'];
@@ -37,21 +38,16 @@ const world = useWorld(zone, Object.fromEntries(IPS.map((ip) => [ip, { users, th
 
 describe('a list at a provider that throttles', () => {
   it('waits for the back-off, retries, keeps under the limit it learnt and completes with every real verdict', async () => {
-    const config = loadConfig({
-      ...world.dns.canaryEnv,
-      VERIFY_SMTP_PORT: String(world.port),
-      VERIFY_ALLOW_PRIVATE_MX: 'true',
-      VERIFY_HELO_NAME: 'probe.rig.test',
-      VERIFY_CONNECT_TIMEOUT_MS: '1000',
-      VERIFY_COMMAND_TIMEOUT_MS: '1000',
-      VERIFY_BATCH_DEADLINE_MS: '4000',
-      VERIFY_RESULT_CACHE_TTL_S: '0',
-      VERIFY_THROTTLE_BACKOFF_MS: '1500',
-      // The budget an operator sets from the provider's rate: 30 RCPTs a 2 s window (lists 24), below its 60.
-      VERIFY_PROVIDER_BUDGET_WINDOW_MS: '2000',
-      VERIFY_PROVIDER_BUDGETS: '{"google":{"sessionsPerMinute":4,"recipientsPerSession":10,"recipientsPerMinute":30}}',
-      LIST_RETRY_DELAYS_S: '1',
-    });
+    const config = loadConfig(
+      world.env({
+        VERIFY_BATCH_DEADLINE_MS: '4000',
+        VERIFY_THROTTLE_BACKOFF_MS: '1500',
+        // The budget an operator sets from the provider's rate: 30 RCPTs a 2 s window (lists 24), below its 60.
+        VERIFY_PROVIDER_BUDGET_WINDOW_MS: '2000',
+        VERIFY_PROVIDER_BUDGETS: '{"google":{"sessionsPerMinute":4,"recipientsPerSession":10,"recipientsPerMinute":30}}',
+        LIST_RETRY_DELAYS_S: '1',
+      }),
+    );
     // An earlier burst (another tool on this address) left the provider blocking this client.
     throttle.block('127.0.0.1');
     expect(throttle.blocked('127.0.0.1')).toBe(true);
@@ -68,31 +64,17 @@ describe('a list at a provider that throttles', () => {
       tuning: FAST_TUNING,
     });
     const id = 'lst_00000000000000000000000t';
-    const items = Array.from({ length: ADDRESSES }, (_, i): [number, string, number] => [i, address(i), 1]);
-    const work = Array.from({ length: Math.ceil(ADDRESSES / WORK_CHUNK_SIZE) }, (_, c) =>
-      items.slice(c * WORK_CHUNK_SIZE, (c + 1) * WORK_CHUNK_SIZE),
-    );
-    await store.create(
-      {
-        id,
-        keyId: 'key',
-        name: null,
-        count: ADDRESSES,
-        distinct: ADDRESSES,
-        inputChunks: 1,
-        workChunks: work.length,
-        createdAt: Date.now(),
-        callbackUrl: null,
-        allowance: 0,
-        layout: { columns: ['email'], addressColumn: 0, delimiter: ',', bom: false },
-      },
-      work,
+    const { items, jobs } = await storeAddressList(
+      store,
+      id,
+      Array.from({ length: ADDRESSES }, (_, i) => address(i)),
+      WORK_CHUNK_SIZE,
     );
     const statuses = new Set<string>();
     queue.start(processor.handle);
     const started = Date.now();
     try {
-      await queue.add(work.map((_, chunk) => ({ job: { kind: 'chunk', listId: id, chunk } })));
+      await queue.add(jobs);
       await waitUntil(
         async () => {
           const record = await store.get(id);
