@@ -78,7 +78,7 @@ describe('the console: lists', () => {
           if (now > 0 && now < 50 && !shot) shot = await screenshots(page, 'list-progress').then(() => true);
           return chart.count();
         },
-        { timeout: 45_000, intervals: [50], message: 'the list ends' },
+        { timeout: 45_000, interval: 50, message: 'the list ends' },
       )
       .toBeGreaterThan(0);
     seen.push(Number(await bar.getAttribute('aria-valuenow')));
