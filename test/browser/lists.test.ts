@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { axe, screenshots, serious } from './browser.ts';
 import { crmExport, HOSTILE, knownUsers } from './exports.ts';
-import { listObject, listPage, sleep } from './setup.ts';
+import { listObject, listPage } from './setup.ts';
 import { records, signedInConsole } from './signed-in.ts';
 
 const DISTINCT = 240;
@@ -69,12 +69,18 @@ describe('the console: lists', () => {
     const seen: number[] = [];
     let shot = false;
     const chart = page.getByRole('img', { name: /^Verdicts/ });
-    for (const deadline = Date.now() + 45_000; (await chart.count()) === 0; await sleep(50)) {
-      expect(Date.now(), `the list ends; progress seen ${seen.join(', ')}`).toBeLessThan(deadline);
-      const now = Number(await bar.getAttribute('aria-valuenow'));
-      if (seen.at(-1) !== now) seen.push(now);
-      if (now > 0 && now < 50 && !shot) shot = await screenshots(page, 'list-progress').then(() => true);
-    }
+    // Until the chart shows (the list ended), each poll records the progress shown.
+    await expect
+      .poll(
+        async () => {
+          const now = Number(await bar.getAttribute('aria-valuenow'));
+          if (seen.at(-1) !== now) seen.push(now);
+          if (now > 0 && now < 50 && !shot) shot = await screenshots(page, 'list-progress').then(() => true);
+          return chart.count();
+        },
+        { timeout: 45_000, interval: 50, message: 'the list ends' },
+      )
+      .toBeGreaterThan(0);
     seen.push(Number(await bar.getAttribute('aria-valuenow')));
     expect(seen[0], 'progress was seen before the end').toBeLessThan(100);
     expect(seen.at(-1)).toBe(100);
@@ -146,6 +152,11 @@ describe('the console: lists', () => {
     await page.getByRole('progressbar').waitFor();
     await page.getByRole('link', { name: 'Lists' }).click();
 
+    // Every DELETE of a list the console sends: declining must send none.
+    const deletes: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'DELETE' && request.url().includes('/lists/')) deletes.push(request.url());
+    });
     const running = page.getByRole('row', { name: /^slow\b/ });
     const slowId = listPage.parse(await (await api('/v1/email-verify/lists')).json()).lists[0]?.id;
     // Cancel asks first; declining (the focused choice) leaves the list running.
@@ -156,13 +167,15 @@ describe('the console: lists', () => {
     expect(serious(await axe(page, 'cancel-confirm'))).toEqual([]);
     await page.keyboard.press('Enter');
     await dialog.waitFor({ state: 'detached' });
-    await sleep(500);
+    await running.getByRole('button', { name: 'Cancel' }).waitFor();
     expect(listObject.parse(await (await api(`/v1/email-verify/lists/${slowId}`)).json()).status).not.toBe('cancelled');
     await running.getByRole('button', { name: 'Cancel' }).click();
     await dialog.getByRole('button', { name: 'Cancel list' }).click();
     await expect
       .poll(async () => listObject.parse(await (await api(`/v1/email-verify/lists/${slowId}`)).json()).status, { timeout: 10_000 })
       .toBe('cancelled');
+    // Requests are seen in the order sent: had declining sent a DELETE, it would be seen before this one.
+    expect(deletes, 'one DELETE, from confirming; none from declining').toEqual([expect.stringContaining(`/lists/${slowId}`)]);
     await page.reload();
     await page.getByRole('row', { name: /^slow\b.*cancelled/ }).waitFor();
     expect(serious(await axe(page, 'lists-history'))).toEqual([]);

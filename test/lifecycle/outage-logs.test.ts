@@ -1,7 +1,7 @@
 /**
  * A Redis outage in the log of a real verify-worker (request jobs, list work and callbacks, each
  * on its own queues and connections; the gateway's is outage-logs-gateway.test.ts): every
- * kind of error is written at most once per 10 s, with the count of those left out, however many
+ * kind of error is written at most once per window (2 s here, 10 s by default), with the count of those left out, however many
  * reconnect attempts, failed commands and refused calls the outage brings. Redis is reached
  * through a cuttable TCP proxy, so the shared Redis keeps running.
  */
@@ -19,7 +19,12 @@ describe('a verify-worker through a Redis outage', () => {
 
   beforeAll(async () => {
     proxy = await startTcpProxy(testRedisUrl());
-    worker = await startWorkerProcess('verify-worker', 'outage', { REDIS_URL: proxy.url, REDIS_PREFIX: prefix, LOG_LEVEL: 'info' });
+    worker = await startWorkerProcess('verify-worker', 'outage', {
+      REDIS_URL: proxy.url,
+      REDIS_PREFIX: prefix,
+      LOG_LEVEL: 'info',
+      LOG_ERROR_WINDOW_MS: String(WINDOW_MS),
+    });
   });
   afterAll(async () => {
     await worker?.stop();

@@ -10,7 +10,7 @@ import { createDistributedBackend } from '@svc/backend/distributed';
 import { startBullWorker, type Worker } from '@svc/jobs/bullmq';
 import { createLogger } from '@svc/telemetry';
 import { Registry } from 'prom-client';
-import { RecordingCallbackDispatcher } from '@svc/testkit';
+import { RecordingCallbackDispatcher, waitUntil } from '@svc/testkit';
 import {
   dropPrefix,
   startDnsServer,
@@ -132,14 +132,16 @@ export async function waitForStatus(
   statuses: string[],
   timeoutMs = 20_000,
 ): Promise<ListObjectBody> {
-  const until = Date.now() + timeoutMs;
   let last: ListObjectBody | undefined;
-  while (Date.now() < until) {
+  const reached = async (): Promise<boolean> => {
     last = await getList(server, key, id);
-    if (statuses.includes(last.status)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`list ${id} still ${last?.status} after ${timeoutMs} ms (wanted ${statuses.join('/')})`);
+    return statuses.includes(last.status);
+  };
+  await waitUntil(reached, timeoutMs, `list ${id} ${statuses.join('/')}`).catch((error: unknown) => {
+    throw new Error(`list ${id} still ${last?.status} after ${timeoutMs} ms (wanted ${statuses.join('/')})`, { cause: error });
+  });
+  if (last === undefined) throw new Error(`list ${id} was never read`);
+  return last;
 }
 
 /** A scripted mail world of several domains, each with its own SMTP server on 127.0.0.x (one port). */

@@ -39,6 +39,8 @@ export interface VerifyHandlerOptions {
   feedback?: Feedback;
   /** The process's shared parts (sight, metrics, politeness) when several verifiers share them; default: this verifier's own. */
   process?: VerifyProcess;
+  /** The clock its own DNS answers and memory caches age by (a test moves it past a TTL instead of waiting it out); default `Date.now`. */
+  now?: () => number;
 }
 
 type VerifyMetrics = ReturnType<typeof createVerifyMetrics>;
@@ -64,9 +66,12 @@ export interface VerifyParts extends VerifyProcess {
 }
 
 /** A process's shared verify parts; the sight's checks start now (`sight.stop()` ends them). */
-export function startVerifyProcess(config: Config, options: { registry?: Registry; logger?: Logger; redis?: Redis }): VerifyProcess {
+export function startVerifyProcess(
+  config: Config,
+  options: { registry?: Registry; logger?: Logger; redis?: Redis; now?: () => number },
+): VerifyProcess {
   const metrics = options.registry === undefined ? undefined : createVerifyMetrics(options.registry);
-  const sight = startSight(config, options.logger);
+  const sight = startSight(config, options.logger, options.now);
   if (metrics !== undefined) observeSight(sight, metrics);
   return { sight, registry: options.registry, metrics, polite: politenessState(config, options.redis, options.registry) };
 }
@@ -115,10 +120,11 @@ function partsAlone(options: VerifyHandlerOptions): VerifyParts {
         ...(options.registry === undefined ? {} : { registry: options.registry }),
         ...(options.logger === undefined ? {} : { logger: options.logger }),
         ...(redis === undefined ? {} : { redis }),
+        ...(options.now === undefined ? {} : { now: options.now }),
       })),
     config,
-    outcomes: ttlCacheIn(state, OUTCOME_CACHE.name, OUTCOME_CACHE.codec),
-    evidence: ttlCacheIn(state, EVIDENCE_CACHE.name, EVIDENCE_CACHE.codec, EVIDENCE_CACHE.memoryEntries),
+    outcomes: ttlCacheIn(state, OUTCOME_CACHE.name, OUTCOME_CACHE.codec, undefined, options.now),
+    evidence: ttlCacheIn(state, EVIDENCE_CACHE.name, EVIDENCE_CACHE.codec, EVIDENCE_CACHE.memoryEntries, options.now),
     feedback:
       options.feedback ??
       (redis !== undefined ? redisFeedback(redis, prefix, config) : config.mode === 'embedded' ? memoryFeedback(config) : undefined),

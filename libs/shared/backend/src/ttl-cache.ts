@@ -88,8 +88,16 @@ export class RedisTtlCache<T> implements TtlCache<T> {
 
 /**
  * The TTL cache of a state store, the one place its kind is chosen: in memory (at most
- * `memoryEntries`), or in Redis under `<prefix>:<name>`.
+ * `memoryEntries`, its entries aged by `now`), or in Redis under `<prefix>:<name>` (aged by Redis).
  */
-export function ttlCacheIn<T>(state: StateStore, name: string, codec: ValueCodec<T>, memoryEntries?: number): TtlCache<T> {
-  return state.kind === 'memory' ? new MemoryTtlCache<T>(memoryEntries) : new RedisTtlCache(state.redis, `${state.prefix}:${name}`, codec);
+export function ttlCacheIn<T>(
+  state: StateStore,
+  name: string,
+  codec: ValueCodec<T>,
+  memoryEntries?: number,
+  now?: () => number,
+): TtlCache<T> {
+  return state.kind === 'memory'
+    ? new MemoryTtlCache<T>(memoryEntries, now)
+    : new RedisTtlCache(state.redis, `${state.prefix}:${name}`, codec);
 }

@@ -61,6 +61,8 @@ export const envSchema = z.object({
   /** Browser origins (`https://app.example.com`) allowed to call the tool servers besides the service's own. */
   MCP_ALLOWED_ORIGINS: csv.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Window of the backend's error logs (one line per kind per window, with a count); 10 s in the contract, shorter only in test rigs. */
+  LOG_ERROR_WINDOW_MS: int(100, 3_600_000).default(10_000),
 
   RATE_LIMIT_EMAIL_VERIFY_BATCH: int(0, 1_000_000).default(OPERATIONS['email-verify.batch'].defaultRateLimitPerMinute),
   RATE_LIMIT_EMAIL_VERIFY_SINGLE: int(0, 1_000_000).default(OPERATIONS['email-verify.single'].defaultRateLimitPerMinute),

@@ -9,6 +9,17 @@ export type LogLevel = 'warn' | 'error';
 
 /** The window of the contract: at most one line per kind of backend error per 10 s per process. */
 export const ERROR_LOG_WINDOW_MS = 10_000;
+/**
+ * The window of this process's error logs: ERROR_LOG_WINDOW_MS unless its composition root set
+ * LOG_ERROR_WINDOW_MS (shorter only in test rigs, whose outage tests need not wait out 10 s).
+ */
+let processWindowMs = ERROR_LOG_WINDOW_MS;
+
+/** Sets the window of the error logs made without one; read at each report, so logs made before the composition root ran follow it too. */
+export function setErrorLogWindow(windowMs: number): void {
+  processWindowMs = windowMs;
+}
+
 /** Kinds are error codes per component: few, but bounded all the same. */
 const MAX_KINDS = 1_000;
 
@@ -29,24 +40,26 @@ export type LineWriter = Pick<Logger, LogLevel>;
 export type WindowedLog = (logger: LineWriter, level: LogLevel, kind: string, fields: Record<string, unknown>, message: string) => void;
 
 /**
- * Writes a report at once when its kind has been quiet for `intervalMs`; otherwise counts it, and
+ * Writes a report at once when its kind has been quiet for `windowMs` (the process's window when none is given); otherwise counts it, and
  * at the end of the window writes the last one left out with `suppressed` (how many were). That
  * line opens a new window, so a kind never writes more than one line per window. Each report
  * names the logger it is written to: the windows are shared, the lines keep their own bindings
  * (the summary goes to the last report's logger, as it describes that report). `now` is the
  * clock the windows are measured by (a test moves it past a window instead of waiting it out).
  */
-export function windowedLog(intervalMs = ERROR_LOG_WINDOW_MS, now: () => number = Date.now): WindowedLog {
+export function windowedLog(windowMs?: number, now: () => number = Date.now): WindowedLog {
   const windows = new Map<string, Window>();
+  const interval = (): number => windowMs ?? processWindowMs;
   const flush = (kind: string, window: Window): void => {
     window.timer = undefined;
     const { last, suppressed } = window;
     if (last === undefined || suppressed === 0) return void windows.delete(kind);
     windows.set(kind, { startedAt: now(), suppressed: 0 });
-    last.logger[last.level]({ ...last.fields, suppressed, windowMs: intervalMs }, `${last.message} (repeated)`);
+    last.logger[last.level]({ ...last.fields, suppressed, windowMs: interval() }, `${last.message} (repeated)`);
   };
   return (logger, level, kind, fields, message) => {
     const at = now();
+    const intervalMs = interval();
     const window = windows.get(kind);
     if (window !== undefined && at - window.startedAt < intervalMs) {
       window.suppressed += 1;
@@ -67,8 +80,8 @@ export function windowedLog(intervalMs = ERROR_LOG_WINDOW_MS, now: () => number 
 }
 
 /** `windowedLog` writing to one logger. */
-export function rateLimitedLog(logger: Logger, intervalMs = ERROR_LOG_WINDOW_MS, now: () => number = Date.now): RateLimitedLog {
-  const log = windowedLog(intervalMs, now);
+export function rateLimitedLog(logger: Logger, windowMs?: number, now: () => number = Date.now): RateLimitedLog {
+  const log = windowedLog(windowMs, now);
   return (level, kind, fields, message) => log(logger, level, kind, fields, message);
 }
 

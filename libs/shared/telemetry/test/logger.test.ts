@@ -3,7 +3,7 @@ import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ACCESS_LOG_FLUSH_MS, contentSummary, createLogger, redactUrl, scrubText } from '../src/logger.ts';
-import { errorKind, errorLog, rateLimitedLog } from '../src/error-log.ts';
+import { ERROR_LOG_WINDOW_MS, errorKind, errorLog, rateLimitedLog, setErrorLogWindow } from '../src/error-log.ts';
 
 const run = promisify(execFile);
 const FIXTURE = 'libs/shared/telemetry/test/fixtures/access-log.ts';
@@ -92,6 +92,25 @@ describe('the logger', () => {
     report('error', 'redis:ECONNREFUSED', { connection: 'gateway' }, 'Redis error');
     expect(lines).toHaveLength(5);
     expect(lines[4]).not.toHaveProperty('suppressed');
+  });
+
+  it("a log made without a window follows the process's (LOG_ERROR_WINDOW_MS), even one made before it was set", () => {
+    const { lines, logger } = capture();
+    let skippedMs = 0;
+    const report = rateLimitedLog(logger, undefined, () => Date.now() + skippedMs);
+    setErrorLogWindow(1_000);
+    try {
+      report('error', 'redis:ECONNRESET', {}, 'Redis error');
+      report('error', 'redis:ECONNRESET', {}, 'Redis error');
+      expect(lines).toHaveLength(1);
+      // Past 1 s, well inside the default 10 s: a new window, whose first report is written with the count.
+      skippedMs += 1_000;
+      report('error', 'redis:ECONNRESET', {}, 'Redis error');
+      expect(lines).toHaveLength(2);
+      expect(lines[1]).toMatchObject({ suppressed: 1, windowMs: 1_000 });
+    } finally {
+      setErrorLogWindow(ERROR_LOG_WINDOW_MS);
+    }
   });
 
   it('errorLog: one set of windows per logger, shared by every component of the process', () => {

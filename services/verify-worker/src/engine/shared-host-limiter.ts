@@ -33,6 +33,11 @@ export type SessionPriority = 'batch' | 'list';
 export interface PrioritySessionLimiter {
   /** The view one kind of work uses; every view of one limiter shares its slots. */
   for(priority: SessionPriority): SessionLimiter;
+  /**
+   * Sessions of this process of `priority` refused a slot to `host` and still waiting for one:
+   * what shows that a waiter has begun its wait (tests order waiters by it rather than by a pause).
+   */
+  waiting(host: string, priority: SessionPriority): number;
 }
 
 /** Sessions lists may hold to one server. */
@@ -71,6 +76,10 @@ export class LocalPriorityLimiter implements PrioritySessionLimiter {
 
   run<T>(priority: SessionPriority, host: string, signal: AbortSignal, task: () => Promise<T>): Promise<T> {
     return this.for(priority).run(host, signal, task);
+  }
+
+  waiting(host: string, priority: SessionPriority): number {
+    return this.hosts.get(host)?.waiting[priority].length ?? 0;
   }
 
   private slot(priority: SessionPriority, host: string): HeldSlot {
@@ -233,6 +242,8 @@ export class RedisHostLimiter implements PrioritySessionLimiter {
     return this.failedAt === undefined || Date.now() - this.failedAt > UNAVAILABLE_FOR_MS;
   }
 
+  /** Claims of this process refused at least once and still waiting, by priority and server. */
+  private readonly waits = new Map<string, number>();
   /** Releases sent to Redis and not answered yet (`close` waits for them). */
   private readonly releasing = new Set<Promise<void>>();
   /** Slots given out, with their server, lease token and renewal timer. */
@@ -254,6 +265,10 @@ export class RedisHostLimiter implements PrioritySessionLimiter {
 
   run<T>(priority: SessionPriority, host: string, signal: AbortSignal, task: () => Promise<T>): Promise<T> {
     return this.for(priority).run(host, signal, task);
+  }
+
+  waiting(host: string, priority: SessionPriority): number {
+    return this.waits.get(`${priority} ${host}`) ?? 0;
   }
 
   /** A held lease, renewed until released (a parked connection's too: it is still open). */
@@ -323,6 +338,31 @@ export class RedisHostLimiter implements PrioritySessionLimiter {
 
   private async claim(priority: SessionPriority, host: string, token: string, signal: AbortSignal): Promise<void> {
     const waitTtl = this.pollMs[priority] * 5 + 1_000;
+    const key = `${priority} ${host}`;
+    let counted = false;
+    try {
+      await this.claimLoop(priority, host, token, signal, waitTtl, () => {
+        if (counted) return;
+        counted = true;
+        this.waits.set(key, (this.waits.get(key) ?? 0) + 1);
+      });
+    } finally {
+      if (counted) {
+        const left = (this.waits.get(key) ?? 1) - 1;
+        if (left === 0) this.waits.delete(key);
+        else this.waits.set(key, left);
+      }
+    }
+  }
+
+  private async claimLoop(
+    priority: SessionPriority,
+    host: string,
+    token: string,
+    signal: AbortSignal,
+    waitTtl: number,
+    refused: () => void,
+  ): Promise<void> {
     for (;;) {
       signal.throwIfAborted();
       let granted: number;
@@ -346,6 +386,7 @@ export class RedisHostLimiter implements PrioritySessionLimiter {
       }
       this.failedAt = undefined;
       if (granted === 1) return;
+      refused();
       try {
         await sleep(this.pollMs[priority] * (0.5 + Math.random()), undefined, { signal });
       } catch (error) {

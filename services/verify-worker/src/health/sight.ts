@@ -47,14 +47,14 @@ export function parseSmtpCanary(value: string, defaultPort: number): EgressTarge
  * A sight for this configuration, its monitors started. A process makes one and hands it to each
  * of its verifiers (`worker-parts.ts`); `stop` ends its checks.
  */
-export function startSight(config: Config, logger?: Logger): Sight {
-  const sight = createSight(config, logger);
+export function startSight(config: Config, logger?: Logger, now?: () => number): Sight {
+  const sight = createSight(config, logger, now);
   sight.resolverMonitor.start();
   sight.egressMonitor.start();
   return sight;
 }
 
-function createSight(config: Config, logger: Logger | undefined): Sight {
+function createSight(config: Config, logger: Logger | undefined, now: (() => number) | undefined): Sight {
   const listeners = new Map<object, SightListener>();
   const log = (): Logger | undefined => sight.logger;
   const dns: DnsResolver = new DnsResolver({
@@ -65,6 +65,7 @@ function createSight(config: Config, logger: Logger | undefined): Sight {
     // said so is dropped when it does (onVerdict below).
     cachingAllowed: (): boolean => resolverMonitor.current?.healthy !== false,
     onLookup: (type, result) => listeners.forEach((listener) => listener.lookup?.(type, result)),
+    ...(now === undefined ? {} : { now }),
   });
   const canaries = config.VERIFY_DNS_CANARIES;
   const resolverMonitor: HealthMonitor<ResolverCanaries> = new HealthMonitor<ResolverCanaries>({

@@ -10,24 +10,34 @@ describe('HostLimiter', () => {
     const running = new Map<string, number>();
     const peak = new Map<string, number>();
     const events: string[] = [];
+    // Each task holds its slot until the test ends it: the order is set by the test, not by timers.
+    const holding: Array<{ host: string; release: () => void }> = [];
     const task = (host: string) => async () => {
       events.push(`start ${host}`);
       running.set(host, (running.get(host) ?? 0) + 1);
       peak.set(host, Math.max(peak.get(host) ?? 0, running.get(host)!));
-      await sleep(20);
+      await new Promise<void>((release) => holding.push({ host, release }));
       running.set(host, running.get(host)! - 1);
       events.push(`end ${host}`);
     };
-    const started = Date.now();
-    await Promise.all([
+    const all = Promise.all([
       ...Array.from({ length: 6 }, () => limiter.run('10.0.0.1', signal, task('10.0.0.1'))),
       limiter.run('10.0.0.2', signal, task('10.0.0.2')),
     ]);
-    expect(peak.get('10.0.0.1')).toBe(2);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(55); // 6 tasks, 2 at a time, 20 ms each
     // The other host's task started with the first two, before any of the first host's ended:
     // it did not wait behind that host's queue.
-    expect(events.slice(0, 3)).toEqual(['start 10.0.0.1', 'start 10.0.0.1', 'start 10.0.0.2']);
+    await expect.poll(() => events, { interval: 5 }).toEqual(['start 10.0.0.1', 'start 10.0.0.1', 'start 10.0.0.2']);
+    // Each end of a first-host task lets exactly one more of its queue start.
+    for (let ended = 1; ended <= 4; ended++) {
+      const first = holding.findIndex((held) => held.host === '10.0.0.1');
+      holding.splice(first, 1)[0]!.release();
+      await expect.poll(() => events.filter((event) => event === 'start 10.0.0.1').length, { interval: 5 }).toBe(2 + ended);
+      expect(running.get('10.0.0.1')).toBe(2);
+    }
+    for (const held of holding.splice(0)) held.release();
+    await all;
+    expect(peak.get('10.0.0.1')).toBe(2);
+    expect(events.filter((event) => event.startsWith('end'))).toHaveLength(7);
   });
 
   it('serves waiters in order', async () => {

@@ -87,8 +87,8 @@ describe.each([
     const holder = t.run(one, 'list', 'list-holding', 300);
     await expect.poll(() => t.started, { interval: 5 }).toContain('list-holding');
     const listWaiting = t.run(other, 'list', 'list-waiting', 10);
-    // Nothing marks a waiter as queued: a moment for the list's wait to begin before the batch asks.
-    await sleep(50);
+    // The list's wait has begun (it was refused the slot) before the batch asks.
+    await expect.poll(() => other.waiting('192.0.2.1', 'list'), { interval: 5 }).toBe(1);
     const batch = t.run(one, 'batch', 'batch', 10);
     await Promise.all([holder, listWaiting, batch]);
     expect(t.started).toEqual(['list-holding', 'batch', 'list-waiting']);
@@ -109,7 +109,7 @@ describe.each([
     await expect(other.for('batch').acquire(host, late.signal)).rejects.toThrow('waited');
     // A batch waiting: the list may not take the parked connection's slot; its holder ends it and the batch gets the slot.
     const waiting = other.for('batch').acquire(host, new AbortController().signal);
-    await sleep(50);
+    await expect.poll(() => other.waiting(host, 'batch'), { interval: 5 }).toBe(1);
     expect(await one.for('list').adopt(taken!)).toBeUndefined();
     taken!.release();
     (await waiting).release();

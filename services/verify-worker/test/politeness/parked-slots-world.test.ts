@@ -143,7 +143,7 @@ describe('a parked connection keeps its slot', () => {
       }
     };
     const listWork = Promise.all([lane(0), lane(1)]);
-    while (chunks < 3) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitUntil(() => chunks >= 3, 20_000, 'three chunks of the list');
     const started = Date.now();
     const emails = ['u1@shared.test', 'u3@shared.test', 'u8@shared.test'];
     const answered = await batch.verify(emails, call());
