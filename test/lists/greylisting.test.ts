@@ -1,7 +1,8 @@
 /**
  * Greylisting resolved: behind a greylisting server (451 4.7.1 until a sender/recipient pair was
  * seen 3 s before) the batch route can only answer `risky`/`greylisted`; a list retries those
- * addresses on fresh sessions after LIST_RETRY_DELAYS_S (here 2 s each), shows `retrying`
+ * addresses on fresh connections after LIST_RETRY_DELAYS_S (here 2 s each; never on a parked
+ * connection, even one parked for longer than that), shows `retrying`
  * meanwhile, and settles them for what they are: the mailbox that exists `deliverable`, the one
  * that does not `undeliverable`. With a single retry allowed, what is still greylisted settles
  * as `risky`.
@@ -33,7 +34,13 @@ async function results(server: ListServer, key: string, id: string): Promise<Res
 }
 
 describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
-  const lists = useListServer(mode, () => ({ ...mail.rig.env, LIST_RETRY_DELAYS_S: '2,2,2', VERIFY_BATCH_DEADLINE_MS: '5000' }));
+  const lists = useListServer(mode, () => ({
+    ...mail.rig.env,
+    LIST_RETRY_DELAYS_S: '2,2,2',
+    VERIFY_BATCH_DEADLINE_MS: '5000',
+    // Parked connections outlive the retry delay: a retry still goes out on a connection of its own.
+    VERIFY_SMTP_SESSION_IDLE_MS: '10000',
+  }));
 
   it('an address greylisted on the batch route ends deliverable in a list; a missing one undeliverable', async () => {
     const { server } = lists;

@@ -36,4 +36,10 @@ export interface VerifyOptions {
   onSettled?: (settled: number, total: number) => void;
   /** The key the verification is made for: its reported sends decide known bounces, probabilities, history. */
   keyId?: string;
+  /**
+   * Each session on a connection of its own, none taken from the parked ones: a list's retry of a
+   * temporary answer (decisions: "retried later on a fresh connection"; a greylisting server may
+   * judge the connection, not only the sender and recipient).
+   */
+  freshConnection?: boolean;
 }

@@ -109,6 +109,8 @@ export class ListProcessor {
             signal: linked.signal,
             beforeSession: () => this.stillActive(record.id, cancelled),
             keyId: record.keyId,
+            // A retry round asks again on a connection of its own, never a parked one.
+            freshConnection: round > 0,
           }),
         );
       } finally {

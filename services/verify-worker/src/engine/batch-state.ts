@@ -17,6 +17,8 @@ export interface BatchCall {
   beforeSession?: BeforeSession | undefined;
   keyId?: string | undefined;
   onSettled?: ((settled: number, total: number) => void) | undefined;
+  /** No parked connection taken (a list's retry round). */
+  freshConnection?: boolean | undefined;
 }
 
 /** Whether the verifier could see while it verified this batch (health/). */

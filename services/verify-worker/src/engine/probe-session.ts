@@ -99,7 +99,7 @@ async function passGate(state: ProbeState, plan: SessionPlan): Promise<GateEntry
   if (politeness === undefined) return undefined;
   const { signal, deadlineAt } = state.context;
   // A parked session to this server carries the next recipients without a new connection.
-  const parked = state.deps.session.idle?.has(plan.idleAt) === true;
+  const parked = state.context.freshConnection !== true && state.deps.session.idle?.has(plan.idleAt) === true;
   return politeness.gate
     .enter(plan.target, plan.wanted, politeness.priority, signal, deadlineAt, state.tuning.minRetryTimeLeftMs, !parked)
     .catch((error: unknown) => {
@@ -146,7 +146,8 @@ async function openSession(
   const { deps, context } = state;
   const { idle } = deps.session;
   const gate = entry?.open === true ? deps.politeness?.gate : undefined;
-  const { slot, resume } = await takeSessionSlot(deps.limiter, idle, plan.idleAt, plan.address, context.signal);
+  const fresh = context.freshConnection === true;
+  const { slot, resume } = await takeSessionSlot(deps.limiter, idle, plan.idleAt, plan.address, context.signal, fresh);
   if (entry?.open === true) await gate?.opened(plan.target, entry, resume === undefined);
   // Whatever stops the session before it runs: the slot goes back, with the parked connection's end.
   const giveBack = () => (resume === undefined ? slot.release() : idle?.end(resume));

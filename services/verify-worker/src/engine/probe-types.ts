@@ -90,4 +90,6 @@ export interface ProbeContext {
   limits: Map<string, ServerLimits>;
   /** The caller's say, once a slot is granted, before each session opens (a list that ended opens none). */
   beforeSession?: BeforeSession | undefined;
+  /** Every session on a new connection: no parked one is taken (a list's retry round). */
+  freshConnection?: boolean | undefined;
 }

@@ -8,6 +8,8 @@
  * 2. else a slot from the limiter, while also waiting for a connection parked meanwhile by
  *    another session of this process, whichever comes first: a slot held by a parked
  *    connection is handed on rather than left idle while someone waits.
+ * A session that must run on a connection of its own (`fresh`: a list's retry round) ends the
+ * parked connections it would have taken, so that their slots come back to the limiter for it.
  */
 import type { HeldSlot, SessionLimiter } from './host-limiter.ts';
 import type { IdleSessions, ParkedSession } from '../smtp/idle-sessions.ts';
@@ -25,20 +27,27 @@ export async function takeSessionSlot(
   key: string,
   host: string,
   signal: AbortSignal,
+  fresh = false,
 ): Promise<SessionSlot> {
   for (;;) {
     signal.throwIfAborted();
     const parked = idle?.take(key);
     if (parked !== undefined) {
-      const adopted = await adopt(limiter, idle!, parked);
+      const adopted = fresh ? endParked(idle!, parked) : await adopt(limiter, idle!, parked);
       if (adopted !== undefined) return adopted;
     }
     if (idle === undefined) return { slot: await limiter.acquire(host, signal) };
     const got = await slotOrParked(limiter, idle, key, host, signal);
     if ('slot' in got) return got;
-    const adopted = await adopt(limiter, idle, got.parked);
+    const adopted = fresh ? endParked(idle, got.parked) : await adopt(limiter, idle, got.parked);
     if (adopted !== undefined) return adopted;
   }
+}
+
+/** Not taken: the connection is ended, and its slot goes back once it is closed. */
+function endParked(idle: IdleSessions, parked: ParkedSession): undefined {
+  idle.end(parked);
+  return undefined;
 }
 
 async function adopt(limiter: SessionLimiter, idle: IdleSessions, parked: ParkedSession): Promise<SessionSlot | undefined> {

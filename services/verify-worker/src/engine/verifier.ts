@@ -52,8 +52,8 @@ export class Verifier {
     setMaxListeners(0, signal); // one listener per concurrent session, by design
     let byKey: Map<string, VerifyOutcome>;
     try {
-      const { beforeSession, keyId, onSettled } = options;
-      byKey = await this.verifyDistinct(emails, { signal, deadlineAt, beforeSession, keyId, onSettled });
+      const { beforeSession, keyId, onSettled, freshConnection } = options;
+      byKey = await this.verifyDistinct(emails, { signal, deadlineAt, beforeSession, keyId, onSettled, freshConnection });
     } finally {
       release();
     }

@@ -59,7 +59,7 @@ function groupByServers(batch: BatchState, controlSeed: string): ServerGroup[] {
 }
 
 async function probeGroups(batch: BatchState, deps: ProbeDeps): Promise<Map<string, ProbeOutcome>> {
-  const { signal, deadlineAt, beforeSession } = batch.call;
+  const { signal, deadlineAt, beforeSession, freshConnection } = batch.call;
   const outcomes = new Map<string, ProbeOutcome>();
   /** Limits learnt per server address, shared by the groups of the batch. */
   const limits = new Map<string, ServerLimits>();
@@ -72,6 +72,7 @@ async function probeGroups(batch: BatchState, deps: ProbeDeps): Promise<Map<stri
         signal,
         deadlineAt,
         beforeSession,
+        freshConnection,
         limits,
       }).catch(() => new Map<string, ProbeOutcome>());
       for (const [recipient, outcome] of found) outcomes.set(recipient, outcome);
