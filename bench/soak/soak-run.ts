@@ -18,7 +18,7 @@ import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { createRedis, waitForRedis, type Redis } from '@svc/jobs/redis';
-import { childEnv, findRedis, freePort, spawnCommand, startMailRig, stopProcessTree, type MailRig } from '@svc/testkit';
+import { childEnv, dropPrefix, findRedis, freePort, spawnCommand, startMailRig, stopProcessTree, type MailRig } from '@svc/testkit';
 
 export type SoakMode = 'distributed' | 'embedded';
 
@@ -155,15 +155,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     return await drive(options, origin, key, started, client, log);
   } finally {
     await Promise.all(started.map((s) => stopProcessTree(s.child)));
-    if (client !== undefined) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1_000);
-        cursor = next;
-        if (keys.length > 0) await client.del(...keys);
-      } while (cursor !== '0');
-      client.disconnect();
-    }
+    client?.disconnect();
+    if (redis !== undefined) await dropPrefix(redis.url, prefix);
     await redis?.stop();
     await rig.close();
   }

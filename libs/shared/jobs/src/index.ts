@@ -8,3 +8,4 @@ export * from './transport-errors.ts';
 export { InProcessTransport } from './in-process.ts';
 export { exitOnSignals } from './signals.ts';
 export { deadlineSignal, linkedSignal } from './deadline-signal.ts';
+export { throttleProgress, PROGRESS_INTERVAL_MS, type ProgressThrottle } from './progress-throttle.ts';

@@ -7,6 +7,7 @@
  * notifications first and the result last.
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
+import { throttleProgress } from '@svc/jobs';
 
 export type ProgressReport = (done: number, total: number) => void;
 
@@ -35,29 +36,27 @@ export interface ThrottledProgress {
   report: ProgressReport;
   /** The end: the last total reported, as done (sent whatever the interval). */
   finish(): void;
+  /** Nothing more is sent (a call that failed or whose caller left). */
+  stop(): void;
 }
 
-/** About four a second: a client sees the call move without a notification per row. */
-export const PROGRESS_INTERVAL_MS = 250;
-
 /**
- * `report` throttled: the first report goes at once, later ones only once `intervalMs` passed
- * since the last sent (those between are dropped: the next one sent carries a later figure), and
- * `finish` sends the end. No timer is left behind: a call that stops reporting sends nothing more.
+ * `report` throttled as a worker throttles a job's progress (@svc/jobs `throttleProgress`: the
+ * first at once, then at most one per 250 ms, the latest held back sent when the interval ends),
+ * and `finish` sends the end.
  */
-export function throttled(report: ProgressReport, intervalMs = PROGRESS_INTERVAL_MS, now: () => number = Date.now): ThrottledProgress {
-  let sentAt: number | undefined;
+export function throttled(report: ProgressReport, intervalMs?: number, now?: () => number): ThrottledProgress {
+  const throttle = throttleProgress(report, intervalMs, now);
   let lastTotal: number | undefined;
   return {
     report(done, total) {
       lastTotal = total;
-      const at = now();
-      if (sentAt !== undefined && at - sentAt < intervalMs) return;
-      sentAt = at;
-      report(done, total);
+      throttle.report(done, total);
     },
     finish() {
-      if (lastTotal !== undefined) report(lastTotal, lastTotal);
+      if (lastTotal !== undefined) throttle.report(lastTotal, lastTotal);
+      throttle.stop();
     },
+    stop: throttle.stop,
   };
 }

@@ -60,6 +60,8 @@ async function runListTool<I, A extends Record<string, unknown>, S extends Fasti
     const apiError = toApiError(error, context.call.requestId);
     logApiError(context.log, error, apiError);
     return errorResult(apiError);
+  } finally {
+    progress?.stop();
   }
 }
 
