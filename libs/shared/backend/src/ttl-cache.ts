@@ -25,7 +25,11 @@ export class MemoryTtlCache<T> implements TtlCache<T> {
 
   constructor(maxEntries = 100_000, now: () => number = Date.now) {
     // ttlResolution 0: every read asks `now` (lru-cache would otherwise reuse one reading for 1 ms).
-    this.entries = new LRUCache({ max: maxEntries, ttlResolution: 0, perf: { now } });
+    // A bound on the total size (each entry 1), not `max`: given `max`, lru-cache allocates all its
+    // places at once, 15 ms and megabytes for 100,000 before the first entry (each backend and each
+    // verify handler makes two such caches); this way it grows with use, at about 0.3 us more per set
+    // (300,000 sets: 418 ms against 332 ms, this machine).
+    this.entries = new LRUCache({ maxSize: maxEntries, sizeCalculation: () => 1, ttlResolution: 0, perf: { now } });
   }
 
   get(key: string): Promise<T | undefined> {
