@@ -5,18 +5,18 @@
  * request gets an answer (no hang, no reset) that is not a 5xx, carries X-Request-Id, and, when
  * it is an error, has the body `{ error, message, details? }` with a code of the contract whose
  * status it is, a message for people, and X-Service-Cost 0 on a metered route. A failed tool
- * call inside a 200 carries the same error object. A few thousand requests: most in embedded
+ * call inside a 200 carries the same error object. About two thousand requests: most in embedded
  * mode, a smaller run in distributed mode; the tallies by status and code are printed.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '@svc/contracts';
-import { startMailRig, type MailRig } from '@svc/testkit';
+import { propertyRuns, startMailRig, type MailRig } from '@svc/testkit';
 import { startServer, type Mode, type TestServer } from '../support/servers.ts';
 import { METERED_PATHS, hostileRequest, serialise, type HostileRequest } from './hostile-requests.ts';
 import { rawRequest, type RawResponse } from './raw-http.ts';
 
-const RUNS: Record<Mode, number> = { embedded: 250, distributed: 60 };
+const RUNS: Record<Mode, number> = { embedded: propertyRuns(150), distributed: propertyRuns(40) };
 /** Requests sent at once per run. */
 const PER_RUN = 10;
 const VALIDATOR_TEXT = /Invalid input|Invalid option|Invalid string|Too small|Too big|expected \w+, received|`(\w+)` `\1`/;

@@ -8,14 +8,15 @@
 import fc from 'fast-check';
 import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
-import { scanModules } from '@svc/testkit';
+import { propertyRuns, scanModules } from '@svc/testkit';
 import { ALPHANUMERIC, BYTE, NUMERIC, encodeSegments, encodeText, type QrSymbol, type Segment } from '../src/encoder/index.ts';
 
 const DIGITS = '0123456789';
 const UPPER_ALPHANUMERIC = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:';
 const EMOJI = ['🚀', '✨', '👩‍💻', '🇩🇪', '👍🏽', '❤️', '😀', '🧪'];
 
-const RUNS = 300;
+// fast-check's default; each case encodes twice and scans once (about 2 ms).
+const RUNS = propertyRuns(100);
 
 /** Strings of `alphabet`, lengths spread over the whole range (fast-check's default size keeps them short). */
 const from = (alphabet: string | readonly string[], maxLength: number, minLength = 1) =>
