@@ -1,16 +1,32 @@
-/** The key tool and the callback consumer as processes, for the callback tests. */
-import { execFile, type ChildProcess } from 'node:child_process';
-import { promisify } from 'node:util';
+/** The key tool, and the callback consumer as a process, for the tests that need keys in Redis. */
+import type { ChildProcess } from 'node:child_process';
+import { runKeysCli } from '@svc/gateway';
 import { spawnNode, testRedisUrl, waitUntil, childEnv } from '@svc/testkit';
 
-const run = promisify(execFile);
+/** What the key tool's bin ends with: its output on stdout, or a refusal on stderr with exit code 1. */
+export interface KeysCliRefusal extends Error {
+  code: 1;
+  stderr: string;
+}
 
+/**
+ * The key tool's commands against the test Redis under `prefix`, run in this process by
+ * `runKeysCli`, the function its bin runs: a process of its own cost about 0.6 s of CPU per command,
+ * and these tests run dozens. test/process/start-and-keys.test.ts runs the bin itself as a process.
+ */
 export function keysCli(prefix: string) {
-  return (...args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', 'services/gateway/src/keys-cli.ts', ...args], {
-      env: childEnv({ REDIS_URL: testRedisUrl(), REDIS_PREFIX: prefix }),
-      timeout: 20_000,
-    });
+  return async (...args: string[]): Promise<{ stdout: string }> => {
+    try {
+      return { stdout: `${await runKeysCli(args, { REDIS_URL: testRedisUrl(), REDIS_PREFIX: prefix })}\n` };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const refusal: KeysCliRefusal = Object.assign(new Error(`keys ${args.join(' ')}: ${message}`), {
+        code: 1 as const,
+        stderr: `${message}\n`,
+      });
+      throw refusal;
+    }
+  };
 }
 
 export interface CreatedKey {

@@ -5,21 +5,15 @@
  * feedback key is written: address state, events, verifications, domain tally, catch-all tally);
  * revoking it leaves nothing under its feedback scope, while another key's history stays whole.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv, dropPrefix, testRedisUrl, uniquePrefix } from '@svc/testkit';
+import { dropPrefix, testRedisUrl, uniquePrefix } from '@svc/testkit';
+import { keysCli } from '../callbacks/support.ts';
 import { startMultiRig, type MultiRig } from '../lists/harness.ts';
 import { call, startServer, type TestServer } from '../support/servers.ts';
 
-const run = promisify(execFile);
 const prefix = uniquePrefix('key-delete');
-const keys = (...args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', 'services/gateway/src/keys-cli.ts', ...args], {
-    env: childEnv({ REDIS_URL: testRedisUrl(), REDIS_PREFIX: prefix }),
-    timeout: 20_000,
-  });
+const keys = keysCli(prefix);
 
 let rig: MultiRig;
 let server: TestServer;
