@@ -1,9 +1,8 @@
 /**
  * The key tool's webhook secrets against Redis (its commands run as its bin runs them, see
- * support.ts): `keys create` prints the key and
- * its secret once and stores the secret where the consumer reads it; `keys webhook-secret` (by
- * name or id) replaces it and prints the new one once; ambiguous, unknown and revoked keys are
- * refused; `keys list` never shows a secret.
+ * support.ts): `keys create` prints the key and its secret once and stores the secret where the
+ * consumer reads it; `keys webhook-secret` (by name or id) replaces it and prints the new one once;
+ * ambiguous, unknown and revoked keys are refused; `keys list` never shows a secret.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis, waitForRedis, type Redis } from '@svc/jobs/redis';
