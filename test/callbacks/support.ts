@@ -1,6 +1,7 @@
 /** The key tool, and the callback consumer as a process, for the tests that need keys in Redis. */
 import type { ChildProcess } from 'node:child_process';
-import { runKeysCli } from '@svc/gateway';
+// Its own entry: the package's index is what `npm start` loads, and this one loads the Redis client.
+import { runKeysCli } from '@svc/gateway/keys-cli';
 import { spawnNode, testRedisUrl, waitUntil, childEnv } from '@svc/testkit';
 
 /** What the key tool's bin ends with: its output on stdout, or a refusal on stderr with exit code 1. */

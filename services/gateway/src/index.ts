@@ -5,6 +5,5 @@ export { serve } from './server.ts';
 export { MemoryKeyStore, type KeyStore, type ApiKeyRecord } from './stores/key-store.ts';
 export { RedisKeyStore } from './stores/redis-key-store.ts';
 export { generateApiKey, hashApiKey } from './auth/api-keys.ts';
-export { runKeysCli } from './keys-cli.ts';
 export type { GatewayDeps } from './types.ts';
 export { consoleLine, consoleUrl } from './console-url.ts';
