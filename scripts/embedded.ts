@@ -6,7 +6,7 @@
 import { createEmbeddedBackend, type EmbeddedBackend } from '@svc/backend';
 import type { Config } from '@svc/config';
 import type { RegisteredHandler } from '@svc/jobs';
-import { createLogger, createRegistry, setErrorLogWindow } from '@svc/telemetry';
+import { createLogger, createRegistry } from '@svc/telemetry';
 import { buildGatewayOn, generateApiKey, type GatewayApp, type KeyStore } from '@svc/gateway';
 import { qrJobHandler } from '@svc/qr-worker';
 import { JANITOR_INTERVAL_MS, createVerifyWork } from '@svc/verify-worker';
@@ -30,8 +30,7 @@ export interface EmbeddedOptions {
 }
 
 export async function buildEmbedded(config: Config, options: EmbeddedOptions = {}): Promise<Embedded> {
-  const logger = createLogger(config.LOG_LEVEL, 'embedded');
-  setErrorLogWindow(config.LOG_ERROR_WINDOW_MS);
+  const logger = createLogger(config.LOG_LEVEL, 'embedded', undefined, config.LOG_ERROR_WINDOW_MS);
   const registry = createRegistry({ service: 'embedded' });
   const backend = createEmbeddedBackend(config, {
     process: 'embedded',

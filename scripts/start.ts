@@ -18,7 +18,7 @@ if (config.mode === 'distributed') {
   const { startDistributedGateway } = await import('@svc/gateway/distributed');
   await startDistributedGateway(config);
 } else {
-  const logger = createLogger(config.LOG_LEVEL, 'embedded');
+  const logger = createLogger(config.LOG_LEVEL, 'embedded', undefined, config.LOG_ERROR_WINDOW_MS);
   const { gateway, backend, devKey, close } = await buildEmbedded(config);
   const address = await serve(gateway, { config, logger, closers: [close] });
   const { generatedWebhookSecret } = backend;

@@ -113,7 +113,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<GatewayApp> {
     done();
   });
   await app.register(observabilityPlugin, { metrics, accessLog });
-  await app.register(errorsPlugin);
+  await app.register(errorsPlugin, { errorWindowMs: config.LOG_ERROR_WINDOW_MS });
   await app.register(bodyTimeoutPlugin, { bodyTimeoutMs: config.REQUEST_BODY_TIMEOUT_MS });
   await app.register(authPlugin, { keys: deps.keys });
   await app.register(rateLimitPlugin, {

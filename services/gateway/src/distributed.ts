@@ -2,7 +2,7 @@
 import { createDistributedBackend } from '@svc/backend/distributed';
 import type { Config } from '@svc/config';
 import type { JobTransport } from '@svc/jobs';
-import { createLogger, createRegistry, setErrorLogWindow } from '@svc/telemetry';
+import { createLogger, createRegistry } from '@svc/telemetry';
 import type { GatewayApp } from './app.ts';
 import { consoleLine } from './console-url.ts';
 import { buildGatewayOn } from './on-backend.ts';
@@ -19,8 +19,7 @@ export interface DistributedGateway {
 
 export async function buildDistributedGateway(config: Config): Promise<DistributedGateway> {
   const registry = createRegistry({ service: 'gateway' });
-  const logger = createLogger(config.LOG_LEVEL, 'gateway');
-  setErrorLogWindow(config.LOG_ERROR_WINDOW_MS);
+  const logger = createLogger(config.LOG_LEVEL, 'gateway', undefined, config.LOG_ERROR_WINDOW_MS);
   const backend = createDistributedBackend(config, { process: 'gateway', logger });
   try {
     const { gateway, keys, close } = await buildGatewayOn(backend, { registry, logger });
@@ -32,7 +31,7 @@ export async function buildDistributedGateway(config: Config): Promise<Distribut
 }
 
 export async function startDistributedGateway(config: Config): Promise<string> {
-  const logger = createLogger(config.LOG_LEVEL, 'gateway');
+  const logger = createLogger(config.LOG_LEVEL, 'gateway', undefined, config.LOG_ERROR_WINDOW_MS);
   const { gateway, closers } = await buildDistributedGateway(config);
   const address = await serve(gateway, { config, logger, closers });
   logger.info({ address, mode: 'distributed' }, 'gateway listening');

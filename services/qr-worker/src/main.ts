@@ -2,12 +2,11 @@
 import { createBackend } from '@svc/backend';
 import { loadConfig } from '@svc/config';
 import { exitOnSignals } from '@svc/jobs';
-import { createLogger, createRegistry, setErrorLogWindow } from '@svc/telemetry';
+import { createLogger, createRegistry } from '@svc/telemetry';
 import { qrJobHandler } from './index.ts';
 
 const config = loadConfig();
-const logger = createLogger(config.LOG_LEVEL, 'qr-worker');
-setErrorLogWindow(config.LOG_ERROR_WINDOW_MS);
+const logger = createLogger(config.LOG_LEVEL, 'qr-worker', undefined, config.LOG_ERROR_WINDOW_MS);
 const backend = await createBackend(config, { process: 'qr-worker', logger });
 await backend.serve([qrJobHandler], {
   service: 'qr-worker',

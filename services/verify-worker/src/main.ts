@@ -2,13 +2,12 @@
 import { createBackend } from '@svc/backend';
 import { loadConfig } from '@svc/config';
 import { exitOnSignals } from '@svc/jobs';
-import { createLogger, createRegistry, setErrorLogWindow } from '@svc/telemetry';
+import { createLogger, createRegistry } from '@svc/telemetry';
 import { JANITOR_INTERVAL_MS } from './lists/assemble.ts';
 import { createVerifyWork } from './worker-parts.ts';
 
 const config = loadConfig();
-const logger = createLogger(config.LOG_LEVEL, 'verify-worker');
-setErrorLogWindow(config.LOG_ERROR_WINDOW_MS);
+const logger = createLogger(config.LOG_LEVEL, 'verify-worker', undefined, config.LOG_ERROR_WINDOW_MS);
 const registry = createRegistry({ service: 'verify-worker' });
 if (config.redis === undefined) {
   logger.fatal(

@@ -7,7 +7,7 @@
 import type { Backend } from '@svc/backend';
 import type { RegisteredHandler } from '@svc/jobs';
 import type { ListProcessor } from '@svc/lists/processor';
-import { errorKind, errorLog, type Logger } from '@svc/telemetry';
+import { errorKind, type Logger } from '@svc/telemetry';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ProbeTuning } from './engine/mail-server-probe.ts';
 import { LocalPriorityLimiter, RedisHostLimiter, type PrioritySessionLimiter } from './engine/shared-host-limiter.ts';
@@ -96,10 +96,10 @@ function sessionLimiter(
     prefix: state.prefix,
     perHost: config.VERIFY_MAX_CONNECTIONS_PER_HOST,
     // Loud, not a quiet fallback: sessions wait for the shared counts rather than multiply the limit.
-    // Through the process's error log: while Redis is out every waiting session reports, once per kind per 10 s.
+    // Through the process's error log: while Redis is out every waiting session reports, once per kind per window.
     onUnavailable: (error) => {
       unavailable.inc();
-      errorLog(logger)(
+      logger.errorLog(
         'error',
         `smtp-session-limiter:${errorKind(error)}`,
         { component: 'smtp-session-limiter', err: error },

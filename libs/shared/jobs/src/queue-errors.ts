@@ -3,14 +3,14 @@
  * rate-limited error log (at most one line per kind per 10 s, with a count of those left out), so
  * that an outage is reported, never swallowed, and never a flood.
  */
-import { createLogger, errorKind, errorLog, type Logger, type RateLimitedLog } from '@svc/telemetry';
+import { createLogger, errorKind, type Logger, type RateLimitedLog } from '@svc/telemetry';
 import { createRedis, type Redis, type RedisRole, type RedisTarget } from './redis.ts';
 
 let fallbackLogger: Logger | undefined;
 
 /** The error log of a queue whose owner gave no logger: its errors still reach standard output. */
 export function queueErrorLog(logger: Logger | undefined): RateLimitedLog {
-  return errorLog(logger ?? (fallbackLogger ??= createLogger('warn', 'durable-queue')));
+  return (logger ?? (fallbackLogger ??= createLogger('warn', 'durable-queue'))).errorLog;
 }
 
 interface ErrorSource {

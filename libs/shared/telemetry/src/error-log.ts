@@ -7,18 +7,12 @@ import type { Logger } from 'pino';
 
 export type LogLevel = 'warn' | 'error';
 
-/** The window of the contract: at most one line per kind of backend error per 10 s per process. */
-export const ERROR_LOG_WINDOW_MS = 10_000;
 /**
- * The window of this process's error logs: ERROR_LOG_WINDOW_MS unless its composition root set
- * LOG_ERROR_WINDOW_MS (shorter only in test rigs, whose outage tests need not wait out 10 s).
+ * The window of the contract: at most one line per kind of backend error per 10 s per process.
+ * A composition root gives its logger LOG_ERROR_WINDOW_MS instead (shorter only in test rigs,
+ * whose outage tests need not wait out 10 s).
  */
-let processWindowMs = ERROR_LOG_WINDOW_MS;
-
-/** Sets the window of the error logs made without one; read at each report, so logs made before the composition root ran follow it too. */
-export function setErrorLogWindow(windowMs: number): void {
-  processWindowMs = windowMs;
-}
+export const ERROR_LOG_WINDOW_MS = 10_000;
 
 /** Kinds are error codes per component: few, but bounded all the same. */
 const MAX_KINDS = 1_000;
@@ -33,39 +27,37 @@ interface Window {
 
 export type RateLimitedLog = (level: LogLevel, kind: string, fields: Record<string, unknown>, message: string) => void;
 
-/** A rate-limited log whose lines go to the logger of each report (a request's, with its id). */
 /** What a report is written to: any pino logger, a request's child included. */
 export type LineWriter = Pick<Logger, LogLevel>;
 
+/** A rate-limited log whose lines go to the logger of each report (a request's, with its id). */
 export type WindowedLog = (logger: LineWriter, level: LogLevel, kind: string, fields: Record<string, unknown>, message: string) => void;
 
 /**
- * Writes a report at once when its kind has been quiet for `windowMs` (the process's window when none is given); otherwise counts it, and
+ * Writes a report at once when its kind has been quiet for `windowMs`; otherwise counts it, and
  * at the end of the window writes the last one left out with `suppressed` (how many were). That
  * line opens a new window, so a kind never writes more than one line per window. Each report
  * names the logger it is written to: the windows are shared, the lines keep their own bindings
  * (the summary goes to the last report's logger, as it describes that report). `now` is the
  * clock the windows are measured by (a test moves it past a window instead of waiting it out).
  */
-export function windowedLog(windowMs?: number, now: () => number = Date.now): WindowedLog {
+export function windowedLog(windowMs: number = ERROR_LOG_WINDOW_MS, now: () => number = Date.now): WindowedLog {
   const windows = new Map<string, Window>();
-  const interval = (): number => windowMs ?? processWindowMs;
   const flush = (kind: string, window: Window): void => {
     window.timer = undefined;
     const { last, suppressed } = window;
     if (last === undefined || suppressed === 0) return void windows.delete(kind);
     windows.set(kind, { startedAt: now(), suppressed: 0 });
-    last.logger[last.level]({ ...last.fields, suppressed, windowMs: interval() }, `${last.message} (repeated)`);
+    last.logger[last.level]({ ...last.fields, suppressed, windowMs }, `${last.message} (repeated)`);
   };
   return (logger, level, kind, fields, message) => {
     const at = now();
-    const intervalMs = interval();
     const window = windows.get(kind);
-    if (window !== undefined && at - window.startedAt < intervalMs) {
+    if (window !== undefined && at - window.startedAt < windowMs) {
       window.suppressed += 1;
       window.last = { logger, level, fields, message };
       // Unref'd: a pending count must not keep a stopping process alive.
-      window.timer ??= setTimeout(() => flush(kind, window), window.startedAt + intervalMs - at).unref();
+      window.timer ??= setTimeout(() => flush(kind, window), window.startedAt + windowMs - at).unref();
       return;
     }
     if (window === undefined && windows.size >= MAX_KINDS) {
@@ -75,29 +67,14 @@ export function windowedLog(windowMs?: number, now: () => number = Date.now): Wi
     if (window?.timer !== undefined) clearTimeout(window.timer);
     const suppressed = window?.suppressed ?? 0;
     windows.set(kind, { startedAt: at, suppressed: 0 });
-    logger[level](suppressed === 0 ? fields : { ...fields, suppressed, windowMs: intervalMs }, message);
+    logger[level](suppressed === 0 ? fields : { ...fields, suppressed, windowMs }, message);
   };
 }
 
 /** `windowedLog` writing to one logger. */
-export function rateLimitedLog(logger: Logger, windowMs?: number, now: () => number = Date.now): RateLimitedLog {
+export function rateLimitedLog(logger: LineWriter, windowMs: number = ERROR_LOG_WINDOW_MS, now: () => number = Date.now): RateLimitedLog {
   const log = windowedLog(windowMs, now);
   return (level, kind, fields, message) => log(logger, level, kind, fields, message);
-}
-
-const perProcess = new WeakMap<Logger, RateLimitedLog>();
-
-/**
- * The process's error log for `logger`: every component handed the same logger shares one set of
- * windows, so two connections failing the same way still write within the contract's bound.
- */
-export function errorLog(logger: Logger): RateLimitedLog {
-  let log = perProcess.get(logger);
-  if (log === undefined) {
-    log = rateLimitedLog(logger);
-    perProcess.set(logger, log);
-  }
-  return log;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import { pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { pino, stdSerializers, type DestinationStream, type Logger as PinoLogger, type LoggerOptions } from 'pino';
+import { ERROR_LOG_WINDOW_MS, rateLimitedLog, type RateLimitedLog } from './error-log.ts';
 
 /**
  * Paths that must never reach a log line: credentials in headers, API keys in bodies or
@@ -231,9 +232,25 @@ export function loggerOptions(level: string, name: string): LoggerOptions {
   };
 }
 
-/** A logger to stdout, or to `destination` (tests read what a component logs). */
-export function createLogger(level: string, name: string, destination?: DestinationStream): Logger {
-  return destination === undefined ? pino(loggerOptions(level, name)) : pino(loggerOptions(level, name), destination);
+/**
+ * A process's logger: pino's, carrying the process's error log. The components handed the logger
+ * write their repeated errors (a Redis outage, a queue that cannot reach it) to its `errorLog`, so
+ * they share one set of windows: two connections failing the same way still write within the
+ * contract's bound (error-log.ts). Made once by each composition root and passed down.
+ */
+export type Logger = PinoLogger & { readonly errorLog: RateLimitedLog };
+
+/**
+ * A logger to stdout, or to `destination` (tests read what a component logs), whose error log
+ * writes each kind at most once per `errorWindowMs`: the contract's 10 s, or LOG_ERROR_WINDOW_MS
+ * as a composition root passes it.
+ */
+export function createLogger(level: string, name: string, destination?: DestinationStream, errorWindowMs = ERROR_LOG_WINDOW_MS): Logger {
+  const logger = destination === undefined ? pino(loggerOptions(level, name)) : pino(loggerOptions(level, name), destination);
+  return withErrorLog(logger, errorWindowMs);
 }
 
-export type { Logger };
+/** Gives a pino logger made elsewhere (a test's, with options of its own) an error log of windows of `windowMs`. */
+export function withErrorLog(logger: PinoLogger, windowMs = ERROR_LOG_WINDOW_MS): Logger {
+  return Object.assign(logger, { errorLog: rateLimitedLog(logger, windowMs) });
+}

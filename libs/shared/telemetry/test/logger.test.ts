@@ -3,7 +3,7 @@ import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ACCESS_LOG_FLUSH_MS, contentSummary, createLogger, redactUrl, scrubText } from '../src/logger.ts';
-import { ERROR_LOG_WINDOW_MS, errorKind, errorLog, rateLimitedLog, setErrorLogWindow } from '../src/error-log.ts';
+import { ERROR_LOG_WINDOW_MS, errorKind, rateLimitedLog } from '../src/error-log.ts';
 
 const run = promisify(execFile);
 const FIXTURE = 'libs/shared/telemetry/test/fixtures/access-log.ts';
@@ -94,30 +94,37 @@ describe('the logger', () => {
     expect(lines[4]).not.toHaveProperty('suppressed');
   });
 
-  it("a log made without a window follows the process's (LOG_ERROR_WINDOW_MS), even one made before it was set", () => {
+  it("a log made without a window has the contract's 10 s", () => {
     const { lines, logger } = capture();
     let skippedMs = 0;
     const report = rateLimitedLog(logger, undefined, () => Date.now() + skippedMs);
-    setErrorLogWindow(1_000);
-    try {
-      report('error', 'redis:ECONNRESET', {}, 'Redis error');
-      report('error', 'redis:ECONNRESET', {}, 'Redis error');
-      expect(lines).toHaveLength(1);
-      // Past 1 s, well inside the default 10 s: a new window, whose first report is written with the count.
-      skippedMs += 1_000;
-      report('error', 'redis:ECONNRESET', {}, 'Redis error');
-      expect(lines).toHaveLength(2);
-      expect(lines[1]).toMatchObject({ suppressed: 1, windowMs: 1_000 });
-    } finally {
-      setErrorLogWindow(ERROR_LOG_WINDOW_MS);
-    }
+    report('error', 'redis:ECONNRESET', {}, 'Redis error');
+    skippedMs += ERROR_LOG_WINDOW_MS - 1_000;
+    report('error', 'redis:ECONNRESET', {}, 'Redis error');
+    expect(lines).toHaveLength(1);
+    // Past 10 s: a new window, whose first report is written with the count.
+    skippedMs += 1_000;
+    report('error', 'redis:ECONNRESET', {}, 'Redis error');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatchObject({ suppressed: 1, windowMs: ERROR_LOG_WINDOW_MS });
   });
 
-  it('errorLog: one set of windows per logger, shared by every component of the process', () => {
-    const { lines, logger } = capture();
-    errorLog(logger)('error', 'queue:ECONNREFUSED', {}, 'queue error');
-    errorLog(logger)('error', 'queue:ECONNREFUSED', {}, 'queue error');
+  it("a logger's error log: the window its composition root gave it (LOG_ERROR_WINDOW_MS), one set of windows for every component", async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger(
+      'info',
+      'test',
+      { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+      200,
+    );
+    // Two components handed the same logger, failing the same way: one line, then the count.
+    const queue = logger.errorLog;
+    const connection = logger.errorLog;
+    queue('error', 'redis:ECONNREFUSED', {}, 'Redis error');
+    connection('error', 'redis:ECONNREFUSED', {}, 'Redis error');
     expect(lines).toHaveLength(1);
+    await expect.poll(() => lines.length, { timeout: 2_000, interval: 10 }).toBe(2);
+    expect(lines[1]).toMatchObject({ suppressed: 1, windowMs: 200, msg: 'Redis error (repeated)' });
   });
 
   it('errorKind: the code, else the message without its numbers and ids', () => {

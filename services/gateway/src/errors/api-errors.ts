@@ -55,21 +55,26 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
 export const isBug = (error: ApiError): boolean => error.status >= 500 && error.code !== 'service_unavailable' && error.code !== 'timeout';
 
 /**
- * Refusals for want of the backend (Redis out of reach): every call of an outage gets one, so they
- * are written like the backend's own errors (decisions, "Redis topologies"), at most once per kind
- * and 10 s in this process with a count of those left out, however many calls keep coming. Each
- * call's status and id still reach the access log.
+ * Logs a request or tool call that ended in `apiError` (from `error`) to `log` (the request's): a
+ * defect at `error` with its stack, an expected 5xx (Redis out of reach, a deadline) at `warn`, a
+ * caller's mistake at `info`.
  */
-const backendRefusals = windowedLog();
+export type ApiErrorLog = (log: FastifyBaseLogger, error: unknown, apiError: ApiError, fields?: Record<string, unknown>) => void;
 
 /**
- * Logs a request or tool call that ended in `apiError` (from `error`): a defect at `error` with
- * its stack, an expected 5xx (Redis out of reach, a deadline) at `warn`, a caller's mistake at `info`.
+ * The gateway's ApiErrorLog. Refusals for want of the backend (Redis out of reach): every call of
+ * an outage gets one, so they are written like the backend's own errors (decisions, "Redis
+ * topologies"), at most once per kind and `windowMs` (LOG_ERROR_WINDOW_MS) in this process with a
+ * count of those left out, however many calls keep coming. Each call's status and id still reach
+ * the access log.
  */
-export function logApiError(log: FastifyBaseLogger, error: unknown, apiError: ApiError, fields: Record<string, unknown> = {}): void {
-  if (isBug(apiError)) log.error({ ...fields, err: error, code: apiError.code }, 'request failed');
-  else if (apiError.code === 'service_unavailable')
-    backendRefusals(log, 'warn', `${apiError.code}:${apiError.message}`, { ...fields, code: apiError.code }, apiError.message);
-  else if (apiError.status >= 500) log.warn({ ...fields, code: apiError.code }, apiError.message);
-  else log.info({ ...fields, code: apiError.code }, apiError.message);
+export function apiErrorLog(windowMs: number): ApiErrorLog {
+  const backendRefusals = windowedLog(windowMs);
+  return (log, error, apiError, fields = {}) => {
+    if (isBug(apiError)) log.error({ ...fields, err: error, code: apiError.code }, 'request failed');
+    else if (apiError.code === 'service_unavailable')
+      backendRefusals(log, 'warn', `${apiError.code}:${apiError.message}`, { ...fields, code: apiError.code }, apiError.message);
+    else if (apiError.status >= 500) log.warn({ ...fields, code: apiError.code }, apiError.message);
+    else log.info({ ...fields, code: apiError.code }, apiError.message);
+  };
 }

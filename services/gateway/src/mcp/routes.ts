@@ -123,6 +123,7 @@ async function serve(
     ...(feedback === undefined ? {} : { feedback }),
     call: callOf(request),
     log: request.log,
+    logError: (error, apiError, fields) => app.logApiError(request.log, error, apiError, fields),
     charge: (operation) => app.charge(request, reply, operation),
     announceFreeRemaining: (freeRemaining) => void reply.header(FREE_REMAINING_HEADER, String(freeRemaining)),
   });

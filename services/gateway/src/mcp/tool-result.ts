@@ -8,7 +8,7 @@ import { ApiError, formatUsd, type OperationId } from '@svc/contracts';
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger } from 'fastify';
 import { CallerGoneError } from '@svc/jobs';
-import { logApiError, toApiError } from '../errors/api-errors.ts';
+import { toApiError } from '../errors/api-errors.ts';
 import type { ListService } from '@svc/lists/service';
 import type { CallContext, JobRunner } from '../operation.ts';
 import type { Feedback } from '@svc/feedback';
@@ -27,6 +27,8 @@ export interface ToolContext {
   /** The request id and the signal that the caller has left. */
   call: CallContext;
   log: FastifyBaseLogger;
+  /** Logs a call that failed, to `log` (the gateway's ApiErrorLog: backend refusals once per kind and window). */
+  logError(error: unknown, apiError: ApiError, fields?: Record<string, unknown>): void;
   /** Meters this successful call and puts its cost headers on the HTTP response (not once the caller left). */
   charge(operation: OperationId): Promise<ChargeResult>;
   /** Puts the free units left on the HTTP response, for a call that costs nothing now (creating a list). */
@@ -62,7 +64,7 @@ export async function runTool(context: ToolContext, operation: OperationId, work
       return errorResult(toApiError(error, context.call.requestId));
     }
     const apiError = toApiError(error, context.call.requestId);
-    logApiError(context.log, error, apiError, { operation });
+    context.logError(error, apiError, { operation });
     return errorResult(apiError);
   }
 }

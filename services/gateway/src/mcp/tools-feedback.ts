@@ -7,7 +7,7 @@
 import { ApiError } from '@svc/contracts';
 import { feedbackRequestSchema, feedbackResponseSchema, readGenericEvents } from '@svc/feedback';
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
-import { logApiError, toApiError } from '../errors/api-errors.ts';
+import { toApiError } from '../errors/api-errors.ts';
 import { storeUnavailableError } from '@svc/jobs';
 import { advertisedInput, parseArguments } from './advertised-schema.ts';
 import { errorResult, textContent, type ToolContext } from './tool-result.ts';
@@ -50,7 +50,7 @@ export function registerFeedbackTool(server: McpServer, context: ToolContext): v
         return { structuredContent: answer, content: [textContent(JSON.stringify(answer))] };
       } catch (error) {
         const apiError = toApiError(error, context.call.requestId);
-        logApiError(context.log, error, apiError);
+        context.logError(error, apiError);
         return errorResult(apiError);
       }
     },

@@ -8,7 +8,7 @@
 import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { CallerGoneError } from '@svc/jobs';
 import type { FastifySchema } from 'fastify';
-import { logApiError, toApiError } from '../errors/api-errors.ts';
+import { toApiError } from '../errors/api-errors.ts';
 import { freeRemainingAfter, type ListCall, type ListOperation } from '../operations/list-operation.ts';
 import { listCancel } from '../operations/lists/cancel.ts';
 import { listCreate } from '../operations/lists/create.ts';
@@ -58,7 +58,7 @@ async function runListTool<I, A extends Record<string, unknown>, S extends Fasti
       return errorResult(toApiError(error, context.call.requestId));
     }
     const apiError = toApiError(error, context.call.requestId);
-    logApiError(context.log, error, apiError);
+    context.logError(error, apiError);
     return errorResult(apiError);
   } finally {
     progress?.stop();

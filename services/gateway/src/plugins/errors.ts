@@ -9,14 +9,27 @@ import { ApiError } from '@svc/contracts';
 import { CallerGoneError } from '@svc/jobs';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { logApiError, missingBody, sendError, toApiError } from '../errors/api-errors.ts';
+import { apiErrorLog, missingBody, sendError, toApiError, type ApiErrorLog } from '../errors/api-errors.ts';
 import { hasBody } from '../request-body.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 const MISSING_HOST = () => new ApiError('invalid_request', 'The request has no Host header, which HTTP/1.1 requires; send one.');
 
-function errorsPlugin(app: FastifyInstance, _options: unknown, done: (error?: Error) => void): void {
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Logs a request or tool call that failed (api-errors.ts); one set of windows for the whole gateway. */
+    logApiError: ApiErrorLog;
+  }
+}
+
+export interface ErrorsOptions {
+  /** The window of the backend refusals' log (LOG_ERROR_WINDOW_MS). */
+  errorWindowMs: number;
+}
+
+function errorsPlugin(app: FastifyInstance, options: ErrorsOptions, done: (error?: Error) => void): void {
+  app.decorate('logApiError', apiErrorLog(options.errorWindowMs));
   // Every route's methods and path pattern (`:id` matches one segment), to tell a wrong method
   // (405) from a wrong path (404) on parametric paths too. Metered GET routes refuse HEAD (it
   // would run and bill the job for no body): not in their Allow.
@@ -42,7 +55,7 @@ function errorsPlugin(app: FastifyInstance, _options: unknown, done: (error?: Er
     }
     // docs/api.md, "Errors": a missing body is invalid_request whatever its content type says.
     const apiError = error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' && !hasBody(request) ? missingBody() : toApiError(error, request.id);
-    logApiError(request.log, error, apiError);
+    app.logApiError(request.log, error, apiError);
     return sendError(reply, apiError);
   });
 

@@ -1,6 +1,7 @@
 import { ApiError } from '@svc/contracts';
+import { createLogger } from '@svc/telemetry';
 import { describe, expect, it } from 'vitest';
-import { isBug, toApiError } from '../../src/errors/api-errors.ts';
+import { apiErrorLog, isBug, toApiError } from '../../src/errors/api-errors.ts';
 
 const fastifyError = (code: string, statusCode: number): Error => Object.assign(new Error(code), { code, statusCode });
 
@@ -40,5 +41,26 @@ describe('toApiError', () => {
     expect(isBug(new ApiError('service_unavailable', 'Redis is out of reach.'))).toBe(false);
     expect(isBug(new ApiError('timeout', 'Deadline.'))).toBe(false);
     expect(isBug(new ApiError('invalid_request', 'Bad.'))).toBe(false);
+  });
+});
+
+describe('apiErrorLog', () => {
+  it('writes a refusal for want of the backend once per kind and given window (LOG_ERROR_WINDOW_MS), whichever request it was', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger('info', 'gateway', {
+      write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>),
+    });
+    const log = apiErrorLog(200);
+    const refusal = new ApiError('service_unavailable', 'The key store is unreachable; retry shortly.');
+    for (const requestId of ['r1', 'r2', 'r3']) log(logger.child({ requestId }), refusal, refusal);
+    expect(lines).toHaveLength(1);
+    // The count goes to the last request's log when the window ends.
+    await expect.poll(() => lines.length, { timeout: 2_000, interval: 10 }).toBe(2);
+    expect(lines[1]).toMatchObject({ requestId: 'r3', suppressed: 2, windowMs: 200, level: 40 });
+    // A caller's mistake is not a backend error: written every time.
+    const mistake = new ApiError('invalid_request', 'The request is malformed.');
+    log(logger, mistake, mistake);
+    log(logger, mistake, mistake);
+    expect(lines).toHaveLength(4);
   });
 });

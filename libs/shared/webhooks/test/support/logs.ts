@@ -1,6 +1,7 @@
 /** A real pino logger whose lines the test can read (what an operator would see in the logs). */
 import { Writable } from 'node:stream';
-import { pino, type Logger } from 'pino';
+import { withErrorLog, type Logger } from '@svc/telemetry';
+import { pino } from 'pino';
 
 export interface CapturedLogs {
   logger: Logger;
@@ -16,5 +17,5 @@ export function captureLogs(): CapturedLogs {
       done();
     },
   });
-  return { logger: pino({ level: 'debug' }, sink), lines, messages: () => lines.map((line) => String(line.msg)) };
+  return { logger: withErrorLog(pino({ level: 'debug' }, sink)), lines, messages: () => lines.map((line) => String(line.msg)) };
 }
