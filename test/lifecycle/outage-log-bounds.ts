@@ -35,7 +35,9 @@ export function expectBoundedLog(lines: LogLine[], cutAt: number, label: string)
     expect(same.length, kind).toBeLessThanOrEqual(windows);
     for (let i = 1; i < same.length; i += 1) expect(same[i]!.time - same[i - 1]!.time, kind).toBeGreaterThanOrEqual(WINDOW_MS - 50);
   }
-  // What was left out is counted, not lost.
+  // What was left out is counted, not lost; and counted per the window the process was given
+  // (LOG_ERROR_WINDOW_MS, through the logger its root makes), not the default 10 s.
   expect(lines.some((line) => typeof line.suppressed === 'number' && line.suppressed > 0)).toBe(true);
+  for (const line of lines) if (typeof line.suppressed === 'number') expect(line.windowMs, kindOf(line)).toBe(WINDOW_MS);
   expect(lines.length).toBeLessThanOrEqual(byKind.size * windows);
 }
