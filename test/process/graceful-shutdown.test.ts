@@ -1,7 +1,8 @@
 /**
  * SIGTERM to a real gateway process under load: readiness turns false, every request already
  * accepted gets its answer, then the process exits 0. A worker in this test holds each job for a
- * while, so the requests are truly in flight when the signal lands.
+ * while, so the requests are truly in flight when the signal lands. And a worker process whose
+ * close cannot finish exits once SHUTDOWN_GRACE_MS has passed.
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,5 +92,37 @@ describe('graceful shutdown of the gateway process', () => {
     expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);
     expect(answers.every((answer) => answer.body.startsWith('<svg'))).toBe(true);
     await expect(exitCode).resolves.toBe(0);
+  }, 30_000);
+});
+
+describe('graceful shutdown of a worker whose Redis never answers', () => {
+  let worker: ChildProcess | undefined;
+  afterAll(async () => {
+    if (worker !== undefined) await stopProcessTree(worker, { signal: 'SIGKILL' });
+  });
+
+  // BullMQ's close waits for its connection: without the bound, this worker outlived SIGTERM for
+  // as long as anyone waited (nine minutes, once), and only SIGKILL ended it.
+  it('exits 1 on SIGTERM once SHUTDOWN_GRACE_MS has passed, saying why', async () => {
+    worker = spawnNode('services/verify-worker/src/main.ts', {
+      env: childEnv({
+        // A port nothing listens on: every connection is refused, again and again.
+        REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+        WORKER_METRICS_PORT: '0',
+        WORKER_METRICS_HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        SHUTDOWN_GRACE_MS: '1000',
+      }),
+    });
+    let output = '';
+    worker.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = exitOf(worker);
+    await waitUntil(() => output.includes('"worker started"'), 20_000, 'the worker to start');
+    const signalled = Date.now();
+    worker.kill('SIGTERM');
+    await expect(exited).resolves.toBe(1);
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(1_000);
+    expect(Date.now() - signalled).toBeLessThan(10_000);
+    expect(output).toContain('shutdown outlived SHUTDOWN_GRACE_MS; exiting');
   }, 30_000);
 });

@@ -23,11 +23,6 @@ export async function serve(gateway: GatewayApp, options: ServeOptions): Promise
   options.logger.info({ metricsAddress }, 'serving /metrics');
   const shutdown = async () => {
     gateway.drain();
-    const hardStop = setTimeout(() => {
-      options.logger.error('in-flight requests outlived SHUTDOWN_GRACE_MS; exiting');
-      process.exit(1);
-    }, options.config.SHUTDOWN_GRACE_MS);
-    hardStop.unref();
     // Connections that were busy when closing began become idle once answered; without this
     // sweep they would keep the server open for the whole keep-alive timeout.
     const sweep = setInterval(() => gateway.app.server.closeIdleConnections(), 100);
@@ -37,6 +32,6 @@ export async function serve(gateway: GatewayApp, options: ServeOptions): Promise
     for (const close of options.closers) await close().catch((error: unknown) => options.logger.error({ err: error }, 'close failed'));
     options.logger.info('job transport and Redis closed');
   };
-  exitOnSignals(shutdown, options.logger);
+  exitOnSignals(shutdown, options.logger, options.config.SHUTDOWN_GRACE_MS);
   return address;
 }

@@ -14,4 +14,4 @@ await backend.serve([qrJobHandler], {
   registry: createRegistry({ service: 'qr-worker' }),
   logger,
 });
-exitOnSignals(backend.close, logger);
+exitOnSignals(backend.close, logger, config.SHUTDOWN_GRACE_MS);

@@ -28,7 +28,11 @@ await backend.serve([work.handler], {
 });
 // A list's end is handed to the callbacks queue; this process also delivers from it.
 backend.deliverCallbacks();
-exitOnSignals(async () => {
-  await backend.close();
-  work.close();
-}, logger);
+exitOnSignals(
+  async () => {
+    await backend.close();
+    work.close();
+  },
+  logger,
+  config.SHUTDOWN_GRACE_MS,
+);
