@@ -101,8 +101,7 @@ describe('a distributed gateway process, its log', () => {
         expect(response.status).toBe(503);
         refused.push(response.headers.get('x-request-id') ?? '');
       }
-      // Nothing happens: each Redis client retries (after 0.1, 0.3 and 0.7 s: redis.ts `reconnect`)
-      // and fails again, and writes no second line of a kind.
+      // Nothing happens: Redis clients retry at 0.1, 0.3, 0.7 s (redis.ts `reconnect`) and write no second line of a kind.
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       proxy.restore();
       await stopProcessTree(gateway);

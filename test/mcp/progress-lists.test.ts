@@ -172,8 +172,7 @@ describe.each<Mode>(['embedded', 'distributed'])('%s mode', (mode) => {
    * the key's one active-list slot is free again.
    */
   async function expectNoListKept(key: string): Promise<void> {
-    // Nothing happens: no list is stored nor billed after the caller left, over the time storing a
-    // list of this size takes (the gateway finds the caller gone at its next row).
+    // Nothing happens: no list stored nor billed after the caller left, over the time a list of this size takes.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     for (const list of await listsOf(key)) expect(list).toMatchObject({ status: 'cancelled', processed: 0, costUsd: '0' });
     const usage = (await call(server, '/v1/usage', { key })).json() as {

@@ -121,8 +121,7 @@ describe('bundled jobs over BullMQ', () => {
     });
     const staying = submit(transport, { value: 'stays' });
     await expect(rejection(leaving)).resolves.toBeInstanceOf(CallerGoneError);
-    // Nothing happens: the withdrawal the leaving caller sends as it leaves (a read, then a remove
-    // only when no other job of the bundle waits) does not take the bundle away.
+    // Nothing happens: the withdrawal the leaving caller sends as it leaves does not take the bundle away.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await waitingJobs(queue)).toBe(1);
     worker(prefix);
