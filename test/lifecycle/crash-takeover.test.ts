@@ -10,6 +10,7 @@
  * working, to the survivor's own log line `job started` for that job (pino's `time`, same host
  * clock).
  */
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis, type Redis } from '@svc/jobs/redis';
 import { bullPrefix } from '@svc/jobs/bullmq';
@@ -151,8 +152,10 @@ describe.each(SCENARIOS)('$service: one of two workers killed with SIGKILL under
         killedAt = Date.now();
         held = await jobsHeldBy(server.prefix, scenario.queue, victim.workerIds);
         if (held.length > 0) break;
+        // Let it go on until it writes its next log line (it logs each job it starts and ends).
+        const next = once(victim.child.stdout!, 'data');
         signalGroup(victim.child.pid!, 'SIGCONT');
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await next;
       }
       await victim.stop('SIGKILL');
 

@@ -168,6 +168,7 @@ async function dripBody(path: string, type: string, parts: string[], everyMs: nu
   for (const part of parts) {
     if (socket.destroyed || answeredAt !== undefined) break;
     socket.write(part);
+    // Pacing kept on purpose: a body arriving over real time is what the allowances (timers in the gateway process) are tested on.
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
   await answered;

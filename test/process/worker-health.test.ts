@@ -73,6 +73,7 @@ function useWorkerBehindProxy(service: 'qr-worker' | 'verify-worker'): WorkerBeh
 async function staysAlive(base: string): Promise<void> {
   for (let probe = 0; probe < 5; probe++) {
     expect(await status(`${base}/healthz`)).toBe(200);
+    // Nothing happens: the worker stays alive while its Redis clients keep reconnecting and failing.
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
 }

@@ -37,7 +37,11 @@ describe('deadlineSignal', () => {
     expect(getEventListeners(source.signal, 'abort')).toHaveLength(1);
     release();
     expect(getEventListeners(source.signal, 'abort')).toHaveLength(0);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    // Timers fire in the order of their deadlines: once a later deadline has fired, the released
+    // one would have fired before it.
+    const later = deadlineSignal(Date.now() + 40);
+    await new Promise((resolve) => later.signal.addEventListener('abort', resolve, { once: true }));
+    expect(signal.aborted).toBe(false);
     source.abort();
     expect(signal.aborted).toBe(false);
   });

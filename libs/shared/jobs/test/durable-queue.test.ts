@@ -5,7 +5,7 @@
  * a close never waits on a Redis that is gone.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { UnrecoverableError, type Job } from 'bullmq';
+import { UnrecoverableError, type Job, type Queue } from 'bullmq';
 import { exponentialRetry, nextRetryDelay, openQueue, retryJobOptions, startWorker, type Worker } from '@svc/jobs/bullmq';
 import { createLogger } from '@svc/telemetry';
 import { dropPrefix, startTcpProxy, testRedisUrl, uniquePrefix, waitUntil } from '@svc/testkit';
@@ -20,6 +20,12 @@ function capture() {
 }
 
 const fastRetry = exponentialRetry(3, 20);
+
+/** Whether `failed` jobs of the queue are failed and none is waiting, delayed or running (to be tried again or reported). */
+async function atRest(queue: Queue, failed: number): Promise<boolean> {
+  const counts = await queue.getJobCounts('failed', 'waiting', 'delayed', 'prioritized', 'active', 'waiting-children');
+  return counts.failed === failed && Object.entries(counts).every(([state, count]) => state === 'failed' || count === 0);
+}
 
 describe('the durable-queue layer', () => {
   it('a retry policy: the wait before each next attempt, none after the last', () => {
@@ -55,7 +61,8 @@ describe('the durable-queue layer', () => {
       await producer.queue.add('retried', {}, { ...retryJobOptions(fastRetry), jobId: 'retried' });
       await producer.queue.add('unrecoverable', {}, { ...retryJobOptions(fastRetry), jobId: 'unrecoverable' });
       await waitUntil(() => final.length === 2, 10_000, 'both jobs to fail for good');
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Both jobs at rest as failed, none waiting for another attempt: no later report can come.
+      await waitUntil(() => atRest(producer.queue, 2), 5_000, 'both jobs to be failed, none to run again');
       expect(final).toHaveLength(2);
       expect(attempts.get('retried')).toBe(3);
       expect(attempts.get('unrecoverable')).toBe(1);
@@ -94,7 +101,8 @@ describe('the durable-queue layer', () => {
     const survivor = startWorker(() => Promise.resolve('never run'), options);
     try {
       await waitUntil(() => final.length > 0, 10_000, 'the stalled job to fail for good');
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The job at rest as failed, not active: no later stall check can find it and report it again.
+      await waitUntil(() => atRest(producer.queue, 1), 5_000, 'the job to be failed, none to run again');
       expect(final).toEqual(['stalls: job stalled more than allowable limit']);
     } finally {
       await survivor.close();

@@ -121,6 +121,7 @@ describe('bundled jobs over BullMQ', () => {
     });
     const staying = submit(transport, { value: 'stays' });
     await expect(rejection(leaving)).resolves.toBeInstanceOf(CallerGoneError);
+    // Nothing happens: the withdrawal the leaving caller sends as it leaves does not take the bundle away.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await waitingJobs(queue)).toBe(1);
     worker(prefix);

@@ -57,13 +57,14 @@ const qrUsage = (calls: number, billableCalls: number) => ({ 'qr.generate': { ca
 
 describe('a meter record whose reply is lost', () => {
   it('is sent again once the store answers, confirmed with what it recorded, and counted once', async () => {
-    const { proxy, recorder, usage } = await rig();
+    const { proxy, redis, recorder, usage } = await rig();
     await recorder.record(qrCall('k1'), Date.now() + 5_000);
     proxy.cutAtNextReply();
     const charging = recorder.record(qrCall('k1'), Date.now() + 5_000);
     // The record ran: the store answered it, and the proxy threw the answer away and cut.
     await waitUntil(async () => JSON.stringify(await usage('k1')) === JSON.stringify(qrUsage(2, 1)), 2_000, 'the record to run');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The store is back only once the connection has lost it: what is sent next goes anew.
+    await waitUntil(() => redis.status !== 'ready', 2_000, 'the connection to see the cut');
     proxy.restore();
     expect(await charging).toEqual({ calls: 2, billable: true, freeRemaining: 0 });
     expect(await usage('k1')).toEqual(qrUsage(2, 1));

@@ -115,6 +115,7 @@ describe('InProcessCallbackDispatcher', () => {
     const last = logs.lines.at(-1)!;
     expect(last).toMatchObject({ level: 50, attempt: attempts, reason: 'HTTP 500' });
     expect(last.msg).toMatch(/^callback undelivered after \d+ attempts over 0 h: giving up$/);
+    // Nothing happens: no attempt after giving up, for longer than the longest delay (400 ms + 20 %).
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.requests).toHaveLength(attempts);
   });
@@ -125,7 +126,8 @@ describe('InProcessCallbackDispatcher', () => {
     await expect.poll(() => receiver.requests.length).toBe(1);
     await dispatcher.close();
     expect(dispatcher.pending).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Nothing happens: the retry that waited (due 100 ms + 20 % after the first attempt) is not sent.
+    await new Promise((resolve) => setTimeout(resolve, 200));
     expect(receiver.requests).toHaveLength(1);
     await expect(dispatcher.enqueue(listCompleted(receiver.origin))).rejects.toThrow('closed');
   });

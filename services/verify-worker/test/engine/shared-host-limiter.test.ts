@@ -14,7 +14,12 @@ import {
   type SessionPriority,
 } from '../../src/engine/shared-host-limiter.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A promise the test resolves: what a session waits on to end, so it holds its slot as long as the test needs. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open = () => undefined as void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
 
 /** Runs tasks and records how many were open at once, per priority and in all. */
 function tracker() {
@@ -29,14 +34,21 @@ function tracker() {
       return maxOpen;
     },
     maxBy,
-    run(limiter: PrioritySessionLimiter, priority: SessionPriority, name: string, holdMs: number, signal = new AbortController().signal) {
+    /** A session that holds its slot until `until` settles (at once by default). */
+    run(
+      limiter: PrioritySessionLimiter,
+      priority: SessionPriority,
+      name: string,
+      until: Promise<unknown> = Promise.resolve(),
+      signal = new AbortController().signal,
+    ) {
       return limiter.for(priority).run('192.0.2.1', signal, async () => {
         open += 1;
         openBy[priority] += 1;
         maxOpen = Math.max(maxOpen, open);
         maxBy[priority] = Math.max(maxBy[priority], openBy[priority]);
         started.push(name);
-        await sleep(holdMs);
+        await until;
         open -= 1;
         openBy[priority] -= 1;
         return name;
@@ -72,9 +84,17 @@ describe.each([
   it('never opens more than the limit to one server, however many ask', async () => {
     const [one, two] = await make(2);
     const t = tracker();
+    const held = gate();
+    const limiters = two === undefined ? [one] : [one, two];
     const runs = Array.from({ length: 8 }, (_, i) =>
-      t.run(i % 2 === 0 || two === undefined ? one : two, i % 3 === 0 ? 'list' : 'batch', `s${i}`, 60),
+      t.run(limiters[i % limiters.length]!, i % 3 === 0 ? 'list' : 'batch', `s${i}`, held.opened),
     );
+    // Every session holds its slot until all the others have been refused one: a limiter that let
+    // a third in would have opened it by then.
+    const waiting = () =>
+      limiters.reduce((sum, limiter) => sum + limiter.waiting('192.0.2.1', 'batch') + limiter.waiting('192.0.2.1', 'list'), 0);
+    await expect.poll(() => t.started.length + waiting(), { interval: 5 }).toBe(8);
+    held.open();
     expect((await Promise.all(runs)).length).toBe(8);
     expect(t.maxOpen).toBe(2);
     expect(t.maxBy.list).toBe(1); // lists keep one slot free for batches
@@ -84,12 +104,16 @@ describe.each([
     const [one, two] = await make(1);
     const other = two ?? one;
     const t = tracker();
-    const holder = t.run(one, 'list', 'list-holding', 300);
+    const held = gate();
+    const holder = t.run(one, 'list', 'list-holding', held.opened);
     await expect.poll(() => t.started, { interval: 5 }).toContain('list-holding');
-    const listWaiting = t.run(other, 'list', 'list-waiting', 10);
+    const listWaiting = t.run(other, 'list', 'list-waiting');
     // The list's wait has begun (it was refused the slot) before the batch asks.
     await expect.poll(() => other.waiting('192.0.2.1', 'list'), { interval: 5 }).toBe(1);
-    const batch = t.run(one, 'batch', 'batch', 10);
+    const batch = t.run(one, 'batch', 'batch');
+    // Both wait for the slot when the holder ends.
+    await expect.poll(() => one.waiting('192.0.2.1', 'batch'), { interval: 5 }).toBe(1);
+    held.open();
     await Promise.all([holder, listWaiting, batch]);
     expect(t.started).toEqual(['list-holding', 'batch', 'list-waiting']);
   });
@@ -128,11 +152,14 @@ describe.each([
   it('a waiter gives up when its signal aborts', async () => {
     const [one] = await make(1);
     const t = tracker();
-    const holder = t.run(one, 'batch', 'holder', 300);
+    const held = gate();
+    const holder = t.run(one, 'batch', 'holder', held.opened);
     const controller = new AbortController();
-    const waiting = t.run(one, 'batch', 'waiter', 10, controller.signal);
-    setTimeout(() => controller.abort(new Error('deadline')), 50);
+    const waiting = t.run(one, 'batch', 'waiter', undefined, controller.signal);
+    await expect.poll(() => one.waiting('192.0.2.1', 'batch'), { interval: 5 }).toBe(1);
+    controller.abort(new Error('deadline'));
     await expect(waiting).rejects.toThrow('deadline');
+    held.open();
     await holder;
     expect(t.started).toEqual(['holder']);
   });
@@ -159,9 +186,22 @@ describe('across processes (Redis): leases', () => {
   it('a long session keeps its lease renewed', async () => {
     const limiter = await redisLimiter(1, 300);
     const t = tracker();
-    const long = t.run(limiter, 'batch', 'long', 1_000);
+    const held = gate();
+    const long = t.run(limiter, 'batch', 'long', held.opened);
     await expect.poll(() => t.started, { interval: 5 }).toContain('long');
-    const next = t.run(limiter, 'batch', 'next', 10);
+    const slots = `${prefix}-1-300:smtp-slots:{192.0.2.1}`;
+    const [, firstExpiry] = await redis.zrange(slots, 0, 0, 'WITHSCORES');
+    const next = t.run(limiter, 'batch', 'next');
+    // A refused batch marks its wait with its attempt's time plus the wait's lease (5 polls of
+    // 20 ms and 1 s): `long` ends once `next` has been refused 100 ms after the first lease ran out.
+    const refusedAfter = Number(firstExpiry) + 100 + 20 * 5 + 1_000;
+    await expect
+      .poll(async () => Number((await redis.zrange(`${prefix}-1-300:smtp-waiting:{192.0.2.1}`, 0, 0, 'WITHSCORES'))[1] ?? 0), {
+        timeout: 5_000,
+        interval: 20,
+      })
+      .toBeGreaterThanOrEqual(refusedAfter);
+    held.open();
     await Promise.all([long, next]);
     expect(t.maxOpen).toBe(1);
   });
