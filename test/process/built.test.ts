@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import {
+  awaitRunBuild,
   dropPrefix,
   exitOf,
   scanSvg,
@@ -55,8 +56,9 @@ function containerCommands(): string[][] {
 
 describe('the build', () => {
   beforeAll(async () => {
-    // Incremental: a no-op when CI built already.
-    await run('npm', ['run', 'build'], { timeout: 180_000 });
+    // `npm run build`, which the global setup started for the run (incremental: a no-op when CI
+    // built already).
+    await awaitRunBuild(180_000);
   }, 200_000);
 
   it('every container command is node on a built file', () => {

@@ -1,14 +1,36 @@
 /**
- * Once per test run: find the Redis every file shares, and open the run's process log. At the
- * end, any process a test spawned (see processes.ts) that is still alive is killed and fails the
- * run: a suite must stop everything it starts.
+ * Once per test run: find the Redis every file shares, open the run's process log, and start the
+ * production build in the background (run-build.ts). At the end, any process a test spawned (see
+ * processes.ts) that is still alive is killed and fails the run: a suite must stop everything it
+ * starts. A build still running then (a short run) is stopped.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { findRedis } from './find-redis.ts';
 import { PROCESS_LOG_ENV, isAlive, signalGroup } from './processes.ts';
+import { BUILD_STATE_ENV } from './run-build.ts';
+
+/** `npm run build` in a process group of its own; its state file is written when it exits. */
+function startBuild(directory: string): () => Promise<void> {
+  const state = join(directory, 'build-state');
+  const log = join(directory, 'build.log');
+  const output = openSync(log, 'w');
+  const build = spawn('npm', ['run', 'build'], { stdio: ['ignore', output, output], detached: true });
+  const exited = once(build, 'exit').then(
+    ([code]) => writeFileSync(state, code === 0 ? 'ok' : `failed (exit ${String(code)}):\n${readFileSync(log, 'utf8').slice(-20_000)}`),
+    (error: unknown) => writeFileSync(state, `failed to start: ${String(error)}`),
+  );
+  // Test workers are forked after this and inherit it.
+  process.env[BUILD_STATE_ENV] = state;
+  return async () => {
+    if (build.exitCode === null && build.signalCode === null && build.pid !== undefined) signalGroup(build.pid, 'SIGKILL');
+    await exited;
+  };
+}
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -35,8 +57,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   writeFileSync(log, '');
   // Test workers are forked after this and inherit it.
   process.env[PROCESS_LOG_ENV] = log;
+  const stopBuild = startBuild(directory);
 
   return async () => {
+    await stopBuild();
     await redis.stop();
     const survivors = readFileSync(log, 'utf8')
       .split('\n')

@@ -16,6 +16,7 @@ export {
 export * from './mail/smtp-server.ts';
 export { startMailRig, type MailRig } from './mail/rig.ts';
 export * from './processes.ts';
+export { awaitRunBuild, runBuildReady } from './run-build.ts';
 export { RecordingCallbackDispatcher, type RecordedCallbackEvent } from './recording-dispatcher.ts';
 export { verifyResult } from './verify-result.ts';
 export {

@@ -8,6 +8,7 @@ import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:chi
 import { once } from 'node:events';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
+import { builtEntryOf, runBuildReady } from './run-build.ts';
 
 /** Set by the global setup: a file where every spawned process is recorded as `pid label`. */
 export const PROCESS_LOG_ENV = 'SVC_TEST_PROCESS_LOG';
@@ -21,8 +22,13 @@ export interface NodeProcessOptions {
   stdio?: StdioOptions;
 }
 
-/** Runs a TypeScript entry point with `node --import tsx`, in its own process group. */
+/**
+ * Runs a TypeScript entry point in its own process group: a service's built entry point once the
+ * run's build is done (see run-build.ts), else the source with `node --import tsx`.
+ */
 export function spawnNode(script: string, options: NodeProcessOptions = {}): ChildProcess {
+  const built = builtEntryOf(script);
+  if (built !== undefined && runBuildReady()) return spawnNodeBuilt(built, options);
   return spawnTracked(process.execPath, ['--import', 'tsx', script], script, options);
 }
 
