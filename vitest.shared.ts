@@ -10,12 +10,13 @@ export const sharedTest = {
   testTimeout: 30_000,
   hookTimeout: 60_000,
   pool: 'forks',
-  // Most files spend their time waiting (slow mail servers, deadlines, worker takeovers), so four
+  // Most files spend their time waiting (slow mail servers, deadlines, worker takeovers), so six
   // run side by side even on two cores; and a worker process keeps the modules it loaded from one
   // file to the next (no test mocks a module, stubs the environment or fakes timers, and each
   // takes its own Redis prefix). The suite here: 173 s with two isolated workers, 118 s with
-  // four, 88 s with four that share their module cache.
-  maxWorkers: 4,
+  // four, 88 s with four that share their module cache. Once the services' processes ran built
+  // (global setup) and CPU fell to about 165 s a run, six took 93 s where four took 107 s.
+  maxWorkers: 6,
   isolate: false,
 } satisfies ViteUserConfig['test'];
 
