@@ -11,7 +11,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '@svc/contracts';
-import { propertyRuns, startMailRig, type MailRig } from '@svc/testkit';
+import { startMailRig, type MailRig } from '@svc/testkit';
+import { propertyRuns } from '@svc/testkit/properties';
 import { startServer, type Mode, type TestServer } from '../support/servers.ts';
 import { METERED_PATHS, hostileRequest, serialise, type HostileRequest } from './hostile-requests.ts';
 import { rawRequest, type RawResponse } from './raw-http.ts';

@@ -6,6 +6,7 @@
  * nothing a client library would refuse is left out.
  */
 import fc from 'fast-check';
+import { unicodeText } from '@svc/testkit/properties';
 
 export interface HostileRequest {
   method: string;
@@ -42,7 +43,7 @@ const TOOLS = ['qr_generate', 'qr_wifi', 'email-verify_verify', 'email-verify_ve
 
 /** Text of every kind: lone surrogates, controls, emoji, right-to-left marks, long runs. */
 const anyText = fc.oneof(
-  fc.string({ unit: 'binary', maxLength: 40 }),
+  unicodeText({ maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
   fc.string({ maxLength: 40 }),
   fc.constantFrom('', ' ', '\u0000', '\ud800', '\udfff', '\u202e', '\ufeff', '#000', '%', '😀'.repeat(300), 'a'.repeat(900)),
@@ -98,7 +99,7 @@ const method = fc.oneof(
 /** Header values without CR or LF (those end the header, which the malformed-request tests cover). */
 const headerValue = fc.oneof(
   fc.string({ maxLength: 60 }).map((text) => text.replace(/[\r\n]/g, '')),
-  fc.string({ unit: 'binary', maxLength: 30 }).map((text) => text.replace(/[\r\n]/g, '')),
+  unicodeText({ maxLength: 30 }).map((text) => text.replace(/[\r\n]/g, '')),
 );
 
 const jsonRpc = fc.record(

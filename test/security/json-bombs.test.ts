@@ -14,7 +14,8 @@ const MIB = 1024 * 1024;
 /** `{"emails":` + filler + `}` of exactly `size` bytes, the filler made of `open` n times and `close`. */
 function bomb(size: number, unit: string, head = '{"emails":[', tail = ']}'): string {
   const count = Math.floor((size - head.length - tail.length) / (unit.length + 1));
-  return head + Array.from({ length: count }, () => unit).join(',') + tail;
+  // repeat, not an array joined: 8 million elements took 2.4 s of the run's CPU.
+  return head + `${unit},`.repeat(count - 1) + unit + tail;
 }
 
 function nested(size: number): string {

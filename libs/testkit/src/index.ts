@@ -3,7 +3,7 @@ export { testRedisUrl, uniquePrefix, dropPrefix } from './redis.ts';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 export { decodePng, scanPng, scanSvg, scanModules } from './qr-scan.ts';
 export { waitUntil } from './wait.ts';
-export { propertyRuns } from './property-runs.ts';
+export { propertyRuns, unicodeText } from './properties.ts';
 export {
   RIG_CANARY_DOMAIN,
   startDnsServer,

@@ -8,7 +8,8 @@
 import fc from 'fast-check';
 import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
-import { propertyRuns, scanModules } from '@svc/testkit';
+import { scanModules } from '@svc/testkit';
+import { propertyRuns, unicodeText } from '@svc/testkit/properties';
 import { ALPHANUMERIC, BYTE, NUMERIC, encodeSegments, encodeText, type QrSymbol, type Segment } from '../src/encoder/index.ts';
 
 const DIGITS = '0123456789';
@@ -26,7 +27,7 @@ const contents = {
   digits: from(DIGITS, 520),
   'upper-case alphanumerics': from(UPPER_ALPHANUMERIC, 320),
   URLs: fc.webUrl({ withQueryParameters: true, withFragments: true }),
-  'arbitrary UTF-8': fc.string({ unit: 'binary', minLength: 1, maxLength: 120, size: 'max' }),
+  'arbitrary UTF-8': unicodeText({ minLength: 1, maxLength: 120, size: 'max' }),
   graphemes: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 80, size: 'max' }),
   emoji: fc.array(fc.constantFrom(...EMOJI, ' ', 'a'), { minLength: 1, maxLength: 60, size: 'max' }).map((parts) => parts.join('')),
   mixed: fc

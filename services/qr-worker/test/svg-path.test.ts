@@ -4,6 +4,7 @@
  * rows and unpacked modules must agree).
  */
 import fc from 'fast-check';
+import { unicodeText } from '@svc/testkit/properties';
 import { describe, expect, it } from 'vitest';
 import { encodeText } from '../src/encoder/index.ts';
 import { darkModulesPath, renderSvg } from '../src/svg.ts';
@@ -53,7 +54,7 @@ describe('darkModulesPath', () => {
 
   it('on encoded symbols, the SVG carries the path of their modules', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', minLength: 1, maxLength: 200 }), fc.integer({ min: 0, max: 20 }), (text, margin) => {
+      fc.property(unicodeText({ minLength: 1, maxLength: 200 }), fc.integer({ min: 0, max: 20 }), (text, margin) => {
         const symbol = encodeText(text);
         if (symbol === undefined) return;
         const svg = renderSvg(symbol, { scale: 4, margin, dark: '#000000ff', light: '#ffffffff' });

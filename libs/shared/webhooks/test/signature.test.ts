@@ -4,6 +4,7 @@
  * replayed or malformed header is refused.
  */
 import fc from 'fast-check';
+import { unicodeText } from '@svc/testkit/properties';
 import { describe, expect, it } from 'vitest';
 import { generateWebhookSecret, signatureHeader, verifySignature, WEBHOOK_SECRET_PATTERN } from '@svc/webhooks';
 
@@ -67,7 +68,7 @@ describe('verifySignature', () => {
 
   it('round-trips any body and refuses it with any byte changed', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 500 }), fc.nat(), (body, position) => {
+      fc.property(unicodeText({ maxLength: 500 }), fc.nat(), (body, position) => {
         const signed = signatureHeader(SECRET, body, T);
         expect(verifySignature(signed, body, SECRET, 0, T).ok).toBe(true);
         const bytes = Buffer.from(body, 'utf8');
