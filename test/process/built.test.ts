@@ -56,7 +56,7 @@ function containerCommands(): string[][] {
 
 describe('the build', () => {
   beforeAll(async () => {
-    // `npm run build`, which the global setup started for the run (incremental: a no-op when CI
+    // `npm run build:emit`, which the global setup started for the run (incremental: a no-op when CI
     // built already).
     await awaitRunBuild(180_000);
   }, 200_000);

@@ -14,12 +14,12 @@ import { findRedis } from './find-redis.ts';
 import { PROCESS_LOG_ENV, isAlive, signalGroup } from './processes.ts';
 import { BUILD_STATE_ENV } from './run-build.ts';
 
-/** `npm run build` in a process group of its own; its state file is written when it exits. */
+/** `npm run build:emit` in a process group of its own; its state file is written when it exits. */
 function startBuild(directory: string): () => Promise<void> {
   const state = join(directory, 'build-state');
   const log = join(directory, 'build.log');
   const output = openSync(log, 'w');
-  const build = spawn('npm', ['run', 'build'], { stdio: ['ignore', output, output], detached: true });
+  const build = spawn('npm', ['run', 'build:emit'], { stdio: ['ignore', output, output], detached: true });
   const exited = once(build, 'exit').then(
     ([code]) => writeFileSync(state, code === 0 ? 'ok' : `failed (exit ${String(code)}):\n${readFileSync(log, 'utf8').slice(-20_000)}`),
     (error: unknown) => writeFileSync(state, `failed to start: ${String(error)}`),
