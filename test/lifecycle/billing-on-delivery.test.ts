@@ -2,8 +2,8 @@
  * A call is billed only when its answer can still reach the caller. A slow batch whose caller
  * leaves first (REST: the HTTP request aborted; tool: the MCP request cancelled by a 2025 client
  * or aborted by a 2026-07-28 one, or the client closed) costs nothing and uses no allowance, even after its job has ended, and is counted as
- * `client_gone`; a call answered 200 is billed exactly once. Embedded mode also cancels the job
- * of a caller that left (its SMTP session ends early).
+ * `client_gone`; a call answered 200 is billed exactly once. The job of a caller that left stops
+ * too, its SMTP session ended early: in process, and over BullMQ (job-cancellations.ts).
  */
 import { afterAll, beforeAll, describe, it, type ExpectStatic } from 'vitest';
 import { startMailRig, type MailRig } from '@svc/testkit';
@@ -12,16 +12,8 @@ import { connect } from '../mcp/mcp-client.ts';
 import { connectAs, MODERN_VERSION } from '../mcp/eras.ts';
 
 const USERS = ['ann@gone.test', 'bob@gone.test'];
-/**
- * Banner and each reply late, one RCPT at a time: a batch of 2 (and the catch-all probe) takes six
- * delays. Embedded mode, whose job stops with its caller, 400 ms each (2.4 s): a session that ends
- * within 800 ms of the caller leaving was cut short. Over BullMQ a job runs to its end, every step
- * waits for it, and nothing is timed: 200 ms each (1.2 s), still running when the caller leaves.
- */
-const SLOW: Record<Mode, { bannerDelayMs: number; replyDelayMs: number; pipelining: false }> = {
-  embedded: { bannerDelayMs: 400, replyDelayMs: 400, pipelining: false },
-  distributed: { bannerDelayMs: 200, replyDelayMs: 200, pipelining: false },
-};
+/** Banner and each reply 400 ms late, one RCPT at a time: a batch of 2 (and the catch-all probe) takes 2.4 s. */
+const SLOW = { bannerDelayMs: 400, replyDelayMs: 400, pipelining: false } as const;
 const LEAVE_AFTER_MS = 800;
 
 interface Usage {
@@ -35,7 +27,7 @@ const worlds = new Map<Mode, { rig: MailRig; server: TestServer }>();
 beforeAll(async () => {
   for (const [index, mode] of MODES.entries()) {
     const rig = await startMailRig('gone.test', `127.0.0.${83 + 3 * index}`, USERS);
-    Object.assign(rig.smtp.script, SLOW[mode]);
+    Object.assign(rig.smtp.script, SLOW);
     const server = await startServer(mode, {
       // No parked session: a job's end is read from the mail server, as its session closing.
       env: { ...rig.env, VERIFY_RESULT_CACHE_TTL_S: '0', FREE_ALLOWANCE_EMAIL_VERIFY_BATCH: '1', VERIFY_SMTP_SESSION_IDLE_MS: '0' },
@@ -76,9 +68,9 @@ async function restCallerLeaves(expect: ExpectStatic, mode: Mode): Promise<void>
   const before = await clientGoneCount(server);
   await expect(batch(server, AbortSignal.timeout(LEAVE_AFTER_MS))).rejects.toThrow();
   const endedAfter = await jobsEnded(expect, rig, connectionsBefore + 1);
-  // In process the job is cancelled with its caller (its session ends at once, 1.6 s early);
-  // over BullMQ a running job runs to its end.
-  if (mode === 'embedded') expect(endedAfter).toBeLessThan(800);
+  // The job stops with its caller, its session ends at once (1.6 s early): in process by the
+  // caller's signal, over BullMQ by the cancellation the gateway publishes to the worker.
+  expect(endedAfter).toBeLessThan(800);
   await expect.poll(() => clientGoneCount(server)).toBe(before + 1);
   expect(await usageOf(server)).toMatchObject({ calls: 0, billableCalls: 0, freeRemaining: 1, costUsd: '0' });
 }
@@ -98,7 +90,7 @@ async function toolCallerLeaves(expect: ExpectStatic, mode: Mode): Promise<void>
 
   const closing = await connect(server, 'email-verify');
   const closed = closing.callTool('email-verify_verify-batch', { emails: USERS });
-  // The client closes while its job is in its mail session (1.2 s or 2.4 s long).
+  // The client closes while its job is in its mail session (2.4 s long).
   await expect.poll(() => rig.smtp.connections, { timeout: 10_000, interval: 20 }).toBeGreaterThanOrEqual(connectionsBefore + 2);
   await closing.close();
   await expect(closed).rejects.toThrow();
@@ -120,8 +112,8 @@ async function modernToolCallerLeaves(expect: ExpectStatic, mode: Mode): Promise
       client.callTool('email-verify_verify-batch', { emails: USERS }, undefined, AbortSignal.timeout(LEAVE_AFTER_MS)),
     ).rejects.toThrow();
     const endedAfter = await jobsEnded(expect, rig, connectionsBefore + 1);
-    // In process the job stops with its call, as for the 2025 clients; over BullMQ it runs to its end.
-    if (mode === 'embedded') expect(endedAfter).toBeLessThan(800);
+    // The job stops with its call, in both modes.
+    expect(endedAfter).toBeLessThan(800);
   } finally {
     await client.close();
   }

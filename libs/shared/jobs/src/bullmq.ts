@@ -30,6 +30,7 @@ import {
   type SubmitOptions,
 } from './transport.ts';
 import { CallerGoneError, unavailableError } from './transport-errors.ts';
+import { JobCancellations, publishJobCancelled } from './job-cancellations.ts';
 import { withTimeout } from './timeout.ts';
 import { failureAnswer, failureError, JOB_PROTOCOL_VERSION as v } from './job-protocol.ts';
 
@@ -77,6 +78,7 @@ export class BullTransport implements JobTransport {
   /** The progress listeners of jobs whose caller follows them (SubmitOptions.onProgress), by answer id. */
   private readonly following = new Map<string, (done: number, total: number) => void>();
   private readonly inbox: ReplyInbox;
+  private readonly redisPrefix: string;
 
   private constructor(
     private readonly client: Redis,
@@ -85,6 +87,7 @@ export class BullTransport implements JobTransport {
     gatewayId: string,
     options: BullTransportOptions,
   ) {
+    this.redisPrefix = options.redisPrefix;
     const key = inboxKey(options.redisPrefix, gatewayId);
     this.inbox = new ReplyInbox(
       inboxConnection,
@@ -183,8 +186,14 @@ export class BullTransport implements JobTransport {
         callerGone: options.callerGone,
         // Nobody waits for the job any more: one still queued is removed, payload and all, and that
         // tells that no worker took it (a job a worker holds is locked: BullMQ leaves it, and it is
-        // removed when it ends). Bounded, so that a frozen Redis cannot hold the answer past its deadline.
-        withdraw: async () => this.waiters.has(replyId) && (await sent.withdraw()),
+        // removed when it ends), and the worker running one is told to stop it (job-cancellations.ts).
+        // Bounded, so that a frozen Redis cannot hold the answer past its deadline.
+        withdraw: async () => {
+          if (!this.waiters.has(replyId)) return false;
+          const untaken = await sent.withdraw();
+          if (!untaken) void publishJobCancelled(this.client, this.redisPrefix, replyId).catch(() => undefined);
+          return untaken;
+        },
       });
     } finally {
       this.waiters.delete(replyId);
@@ -266,6 +275,14 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
   // The worker's own connection (it rides out a Redis restart): an answer sent before the processor
   // returns reaches Redis before BullMQ's command that ends the job, without waiting for its reply.
   const connection = queueConnection(options.redis, 'blocking', `worker-${queue}`, options.logger);
+  // Jobs long enough to be worth stopping when their caller leaves (job-cancellations.ts).
+  const cancellations =
+    handler.kind.bundled === true
+      ? undefined
+      : new JobCancellations(
+          queueConnection(options.redis, 'blocking', `worker-${queue}-cancellations`, options.logger),
+          options.redisPrefix,
+        );
   const inboxOf = (job: Job<QueuedJobData>): string | undefined => {
     const { replyTo } = job.data;
     return replyTo !== undefined && isInboxKey(options.redisPrefix, replyTo) ? replyTo : undefined;
@@ -305,16 +322,19 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
     const context = { jobId: job.id, requestId: member.envelope.requestId, attempt: job.attemptsStarted };
     log?.debug(context, 'job started');
     const progress = progressOf(job, member);
+    const watched = cancellations?.watch(member.replyId);
     try {
-      const result = await runHandler(handler.kind, handler.handle, member.envelope, progress?.report);
+      const result = await runHandler(handler.kind, handler.handle, member.envelope, progress?.report, watched?.signal);
       options.onJobDone?.(queue, 'completed', (performance.now() - started) / 1_000);
       log?.debug(context, 'job done');
       return { reply: { v, jobId: member.replyId, ok: true, result } };
     } catch (error) {
       options.onJobDone?.(queue, 'failed', (performance.now() - started) / 1_000);
+      if (watched?.signal.aborted === true) log?.info(context, 'job stopped: its caller left');
       return { reply: failure(member, error), error };
     } finally {
       progress?.stop();
+      watched?.done();
     }
   };
   const worker = startWorker<QueuedJobData, unknown>(
@@ -376,7 +396,10 @@ export function startBullWorker(handler: RegisteredHandler, options: BullWorkerO
   });
   // Its worker stopped renewing the lock (crashed, or an event loop blocked for half a lock duration).
   worker.on('stalled', (jobId) => log?.warn({ jobId, movedTo: 'wait' }, 'job stalled'));
-  worker.on('closed', () => void closeConnections([connection]));
+  worker.on('closed', () => {
+    void closeConnections([connection]);
+    void cancellations?.close();
+  });
   return worker;
 }
 

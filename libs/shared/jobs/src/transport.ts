@@ -167,15 +167,18 @@ export async function handleJob<P, R>(
 
 /**
  * Runs a job that came off the wire: its payload parsed before the handler sees it (what Redis
- * holds is not trusted to be what a gateway sent); `progress` where its gateway listens.
+ * holds is not trusted to be what a gateway sent); `progress` where its gateway listens; its signal
+ * also aborts with `cancelled` (its caller left: job-cancellations.ts).
  */
 export function runHandler<P, R>(
   kind: JobKind<P, R>,
   handle: JobHandler<P, R>,
   envelope: JobEnvelope<unknown>,
   progress?: (done: number, total: number) => void,
+  cancelled?: AbortSignal,
 ): Promise<R> {
-  return handleJob(kind, handle, kind.payload.parse(envelope.payload), envelope, undefined, progress);
+  const sources = cancelled === undefined ? undefined : () => [cancelled];
+  return handleJob(kind, handle, kind.payload.parse(envelope.payload), envelope, sources, progress);
 }
 
 /** Settles when `signal` aborts (never when it is absent), for racing a wait against the caller. */

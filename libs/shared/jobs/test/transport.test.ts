@@ -148,6 +148,38 @@ describe('in-process: a caller that leaves cancels its job', () => {
   });
 });
 
+describe('bullmq: a caller that leaves while a worker runs its job', () => {
+  it("the handler's signal aborts in the worker, and the job ends at once", async () => {
+    const url = testRedisUrl();
+    const prefix = uniquePrefix('cancel');
+    let taken = false;
+    let abortedAfterMs: number | undefined;
+    const watching = registerHandler(ECHO_JOB, (_payload, context) => {
+      taken = true;
+      const started = Date.now();
+      return new Promise((resolve) =>
+        context.signal.addEventListener('abort', () => {
+          abortedAfterMs = Date.now() - started;
+          resolve({ value: 'late' });
+        }),
+      );
+    });
+    const transport = await BullTransport.create({ redis: url, redisPrefix: prefix, kinds: [ECHO_JOB] });
+    const worker = startBullWorker(watching, { redis: url, redisPrefix: prefix, concurrency: 1 });
+    try {
+      // The caller leaves after 300 ms; the job's deadline is 5 s away.
+      await expect(submitLeaving(transport, 300)).rejects.toBeInstanceOf(CallerGoneError);
+      expect(taken, 'a worker had taken the job').toBe(true);
+      await expect.poll(() => abortedAfterMs, { timeout: 3_000, interval: 20 }).toBeDefined();
+      expect(abortedAfterMs).toBeLessThan(2_000);
+    } finally {
+      await worker.close();
+      await transport.close();
+      await dropPrefix(url, prefix);
+    }
+  });
+});
+
 describe('a handler that gives up when its deadline aborts it', () => {
   it('fails as a timeout, not as the error it gave up with, even when its abort fired a moment before the wait', async () => {
     const givingUp = registerHandler(
