@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -14,21 +14,38 @@ import { findRedis } from './find-redis.ts';
 import { PROCESS_LOG_ENV, isAlive, signalGroup } from './processes.ts';
 import { BUILD_STATE_ENV } from './run-build.ts';
 
-/** `npm run build:emit` in a process group of its own; its state file is written when it exits. */
-function startBuild(directory: string): () => Promise<void> {
+/**
+ * `npm run build:emit` in a process group of its own; its state file is written when it exits.
+ * Started again when watch mode reruns tests: a build from before an edit must not serve after it.
+ */
+function backgroundBuild(directory: string): { restart: () => Promise<void>; stop: () => Promise<void> } {
   const state = join(directory, 'build-state');
   const log = join(directory, 'build.log');
-  const output = openSync(log, 'w');
-  const build = spawn('npm', ['run', 'build:emit'], { stdio: ['ignore', output, output], detached: true });
-  const exited = once(build, 'exit').then(
-    ([code]) => writeFileSync(state, code === 0 ? 'ok' : `failed (exit ${String(code)}):\n${readFileSync(log, 'utf8').slice(-20_000)}`),
-    (error: unknown) => writeFileSync(state, `failed to start: ${String(error)}`),
-  );
   // Test workers are forked after this and inherit it.
   process.env[BUILD_STATE_ENV] = state;
-  return async () => {
+  const start = () => {
+    rmSync(state, { force: true });
+    const output = openSync(log, 'w');
+    const build = spawn('npm', ['run', 'build:emit'], { stdio: ['ignore', output, output], detached: true });
+    closeSync(output);
+    const exited = once(build, 'exit').then(
+      ([code]) => writeFileSync(state, code === 0 ? 'ok' : `failed (exit ${String(code)}):\n${readFileSync(log, 'utf8').slice(-20_000)}`),
+      (error: unknown) => writeFileSync(state, `failed to start: ${String(error)}`),
+    );
+    return { build, exited };
+  };
+  let current = start();
+  const stop = async () => {
+    const { build, exited } = current;
     if (build.exitCode === null && build.signalCode === null && build.pid !== undefined) signalGroup(build.pid, 'SIGKILL');
     await exited;
+  };
+  return {
+    stop,
+    restart: async () => {
+      await stop();
+      current = start();
+    },
   };
 }
 
@@ -57,10 +74,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   writeFileSync(log, '');
   // Test workers are forked after this and inherit it.
   process.env[PROCESS_LOG_ENV] = log;
-  const stopBuild = startBuild(directory);
+  const build = backgroundBuild(directory);
+  project.onTestsRerun(() => build.restart());
 
   return async () => {
-    await stopBuild();
+    await build.stop();
     await redis.stop();
     const survivors = readFileSync(log, 'utf8')
       .split('\n')
