@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'csv-parse/sync';
-import { signalGroup } from '@svc/testkit';
+import { signalGroup, waitUntil } from '@svc/testkit';
 import { FULL_RESULT_COLUMNS } from '@svc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMultiRig, type ListObjectBody, type MultiRig } from './harness.ts';
@@ -159,13 +159,17 @@ describe('verify-list against the product in embedded mode', () => {
   }, 60_000);
 
   it("honours a 429's Retry-After: waits, then creates the list", async () => {
-    // Use up this window's one creation, then start the client at once.
-    const taken = await fetch(`${product.baseUrl}/v1/email-verify/lists`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${product.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ emails: ['known1@shop.test'] }),
-    });
-    expect([202, 429]).toContain(taken.status);
+    // Use up a fresh window's one creation, then start the client at once. A window an earlier
+    // test opened may be about to end: a creation taken there could leave the client the next
+    // window's, and no 429 to honour. So the creation is retried until one is taken (202), which
+    // opens a window of its own.
+    const take = () =>
+      fetch(`${product.baseUrl}/v1/email-verify/lists`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${product.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ emails: ['known1@shop.test'] }),
+      });
+    await waitUntil(async () => (await take()).status === 202, 10_000, 'a list creation to be taken');
     const input = join(dir, 'later.csv');
     await writeFile(input, 'email\nknown2@shop.test\ngone@shop.test\n');
     const { code, stdout, stderr } = await runClient([input, '--interval', '0.2'], clientEnv(product));
