@@ -13,6 +13,7 @@ import { createRedis, waitForRedis } from '@svc/jobs/redis';
 import { dropPrefix, exitOf, freePort, spawnNode, stopProcessTree, testRedisUrl, uniquePrefix, waitUntil, childEnv } from '@svc/testkit';
 import { RedisKeyStore, generateApiKey } from '@svc/gateway';
 import { renderQr } from '@svc/qr-worker';
+import { linesOf, startWorkerProcess, type WorkerProcess } from '../lifecycle/worker-processes.ts';
 
 describe('graceful shutdown of the gateway process', () => {
   const prefix = uniquePrefix('shutdown');
@@ -96,33 +97,24 @@ describe('graceful shutdown of the gateway process', () => {
 });
 
 describe('graceful shutdown of a worker whose Redis never answers', () => {
-  let worker: ChildProcess | undefined;
-  afterAll(async () => {
-    if (worker !== undefined) await stopProcessTree(worker, { signal: 'SIGKILL' });
-  });
+  let worker: WorkerProcess | undefined;
+  afterAll(async () => worker?.stop('SIGKILL'));
 
   // BullMQ's close waits for its connection: without the bound, this worker outlived SIGTERM for
   // as long as anyone waited (nine minutes, once), and only SIGKILL ended it.
   it('exits 1 on SIGTERM once SHUTDOWN_GRACE_MS has passed, saying why', async () => {
-    worker = spawnNode('services/verify-worker/src/main.ts', {
-      env: childEnv({
-        // A port nothing listens on: every connection is refused, again and again.
-        REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
-        WORKER_METRICS_PORT: '0',
-        WORKER_METRICS_HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-        SHUTDOWN_GRACE_MS: '1000',
-      }),
+    worker = await startWorkerProcess('verify-worker', 'unreachable', {
+      // A port nothing listens on: every connection is refused, again and again.
+      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+      LOG_LEVEL: 'info',
+      SHUTDOWN_GRACE_MS: '1000',
     });
-    let output = '';
-    worker.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = exitOf(worker);
-    await waitUntil(() => output.includes('"worker started"'), 20_000, 'the worker to start');
+    const exited = exitOf(worker.child);
     const signalled = Date.now();
-    worker.kill('SIGTERM');
+    worker.child.kill('SIGTERM');
     await expect(exited).resolves.toBe(1);
     expect(Date.now() - signalled).toBeGreaterThanOrEqual(1_000);
     expect(Date.now() - signalled).toBeLessThan(10_000);
-    expect(output).toContain('shutdown outlived SHUTDOWN_GRACE_MS; exiting');
+    expect(linesOf(worker, 'shutdown outlived SHUTDOWN_GRACE_MS; exiting')).toHaveLength(1);
   }, 30_000);
 });
