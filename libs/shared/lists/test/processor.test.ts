@@ -10,6 +10,7 @@ import { MemoryListStore, type ListQueue, type QueuedListJob } from '../src/inde
 import { RecordingCallbackDispatcher, verifyResult } from '@svc/testkit';
 import { MemoryMeter } from '@svc/metering';
 import { ListProcessor, type VerifyFn } from '../src/processor.ts';
+import { newList } from './support/new-list.ts';
 
 const acceptedResult = (email: string): VerifyResult => verifyResult(email);
 const accepted = (email: string): VerifyOutcome => ({ result: acceptedResult(email), temporary: false });
@@ -54,28 +55,13 @@ async function setup(verify: VerifyFn, now = () => 1_000_000) {
     now,
   });
   const id = 'lst_00000000000000000000000a';
-  await store.create(
-    {
-      id,
-      keyId: 'key',
-      name: null,
-      count: 3,
-      distinct: 3,
-      inputChunks: 1,
-      workChunks: 1,
-      createdAt: 0,
-      callbackUrl: 'https://hooks.example.com/',
-      allowance: 0,
-      layout: { columns: ['email'], addressColumn: 0, delimiter: ',', bom: false },
-    },
+  await store.create(newList({ id, callbackUrl: 'https://hooks.example.com/' }), [
     [
-      [
-        [0, 'a@x.test', 1],
-        [1, 'b@x.test', 1],
-        [2, 'c@x.test', 1],
-      ],
+      [0, 'a@x.test', 1],
+      [1, 'b@x.test', 1],
+      [2, 'c@x.test', 1],
     ],
-  );
+  ]);
   return { store, queue, meter, dispatcher, processor, id, signal: new AbortController().signal };
 }
 

@@ -10,6 +10,7 @@ import { createRedis, waitForRedis, type Redis } from '@svc/jobs/redis';
 import { dropPrefix, testRedisUrl, uniquePrefix, verifyResult } from '@svc/testkit';
 import { MemoryListStore, type ListStore, type NewList } from '../src/index.ts';
 import { RedisListStore } from '../src/redis-store.ts';
+import { newList } from './support/new-list.ts';
 
 const prefix = uniquePrefix('liststore');
 let redis: Redis | undefined;
@@ -26,22 +27,17 @@ const result = (email: string, verdict: VerifyResult['verdict']): VerifyResult =
   });
 
 let counter = 0;
-function newList(keyId: string, overrides: Partial<NewList> = {}): NewList {
+function listOf(keyId: string, overrides: Partial<NewList> = {}): NewList {
   counter += 1;
-  return {
+  return newList({
     id: `lst_${counter.toString(16).padStart(24, '0')}`,
     keyId,
-    name: null,
-    count: 3,
     distinct: 2,
-    inputChunks: 1,
     workChunks: 2,
     createdAt: 1_700_000_000_000 + counter,
-    callbackUrl: null,
     allowance: 10,
-    layout: { columns: ['email'], addressColumn: 0, delimiter: ',', bom: false },
     ...overrides,
-  };
+  });
 }
 
 describe.each([
@@ -57,7 +53,7 @@ describe.each([
 ])('%s list store', (_name, make) => {
   it('records a result once, moves the status, ends the list when all settled', async () => {
     const store = await make();
-    const list = newList('key-a');
+    const list = listOf('key-a');
     await store.putInput(list.id, 0, [
       [0, 'a@x.test'],
       [1, 'b@x.test'],
@@ -129,7 +125,7 @@ describe.each([
 
   it('records nothing for a list cancelled meanwhile', async () => {
     const store = await make();
-    const list = newList('key-b');
+    const list = listOf('key-b');
     await store.create(list, [[[0, 'a@x.test', 1]], [[1, 'b@x.test', 1]]]);
     const cancelled = await store.end(list.id, 'cancelled', 20, 'evt_c');
     expect(cancelled).toMatchObject({ status: 'cancelled', completedAt: 20, eventId: 'evt_c' });
@@ -158,7 +154,7 @@ describe.each([
     expect(await store.reserve(key, 'lst_3', 2, 1_050, 100)).toBe(false);
     expect(await store.reserve(key, 'lst_3', 2, 1_200, 100)).toBe(true); // the two holds lapsed
     await store.discard('lst_3', key);
-    const list = newList(key);
+    const list = listOf(key);
     expect(await store.reserve(key, list.id, 1, 2_000, 100)).toBe(true);
     await store.create(list, [[[0, 'a@x.test', 1]]]);
     expect(await store.reserve(key, 'lst_4', 1, 10_000_000_000_000, 100)).toBe(false); // a created list holds its slot
@@ -170,10 +166,10 @@ describe.each([
     const store = await make();
     const key = `key-page-${Math.random()}`;
     const lists = [
-      newList(key, { createdAt: 100 }),
-      newList(key, { createdAt: 200 }),
-      newList(key, { createdAt: 200 }),
-      newList(key, { createdAt: 300 }),
+      listOf(key, { createdAt: 100 }),
+      listOf(key, { createdAt: 200 }),
+      listOf(key, { createdAt: 200 }),
+      listOf(key, { createdAt: 300 }),
     ];
     for (const list of lists) await store.create(list, [[[0, 'a@x.test', 1]]]);
     const seen: string[] = [];
@@ -190,7 +186,7 @@ describe.each([
 
   it('lets one process at a time hand the end event over', async () => {
     const store = await make();
-    const list = newList('key-cb');
+    const list = listOf('key-cb');
     await store.create(list, [[[0, 'a@x.test', 1]]]);
     expect(await store.claimCallback(list.id, 1_000, 500)).toBe(true);
     expect(await store.claimCallback(list.id, 1_100, 500)).toBe(false);
@@ -205,7 +201,7 @@ describe('redis list store retention', () => {
     redis ??= createRedis(testRedisUrl(), 'request', 'test-list-store');
     await waitForRedis(redis, 5_000);
     const store = new RedisListStore(redis, prefix);
-    const list = newList('key-r');
+    const list = listOf('key-r');
     await store.putInput(list.id, 0, [[0, 'a@x.test']]);
     await store.create(list, [[[0, 'a@x.test', 1]]]);
     await store.commit(list.id, {

@@ -11,6 +11,7 @@ import { MemoryMeter } from '@svc/metering';
 import { verifyResult } from '@svc/testkit';
 import { MemoryListStore, type ListQueue, type QueuedListJob } from '../src/index.ts';
 import { ListProcessor, type VerifyFn } from '../src/processor.ts';
+import { newList } from './support/new-list.ts';
 
 const accepted = (email: string): VerifyOutcome => ({ result: verifyResult(email), temporary: false });
 const unasked = (email: string): VerifyOutcome => ({
@@ -45,28 +46,13 @@ async function setup(verify: VerifyFn, clock: { now: number }) {
     now: () => clock.now,
   });
   const id = 'lst_00000000000000000000000u';
-  await store.create(
-    {
-      id,
-      keyId: 'key',
-      name: null,
-      count: 3,
-      distinct: 3,
-      inputChunks: 1,
-      workChunks: 1,
-      createdAt: 0,
-      callbackUrl: null,
-      allowance: 0,
-      layout: { columns: ['email'], addressColumn: 0, delimiter: ',', bom: false },
-    },
+  await store.create(newList({ id }), [
     [
-      [
-        [0, 'a@x.test', 1],
-        [1, 'b@x.test', 1],
-        [2, 'c@x.test', 1],
-      ],
+      [0, 'a@x.test', 1],
+      [1, 'b@x.test', 1],
+      [2, 'c@x.test', 1],
     ],
-  );
+  ]);
   return { store, queue, processor, id };
 }
 

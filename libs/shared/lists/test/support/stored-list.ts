@@ -9,6 +9,7 @@ import type { Redis } from '@svc/jobs/redis';
 import { ListBuilder } from '../../src/list-builder.ts';
 import type { WorkItem } from '../../src/model.ts';
 import type { RedisListStore } from '../../src/redis-store.ts';
+import { newList } from './new-list.ts';
 
 export interface StoredList {
   id: string;
@@ -37,19 +38,15 @@ export async function writeList(
   await builder.flush();
   const work = builder.work();
   await store.create(
-    {
+    newList({
       id,
       keyId: 'key-bytes',
-      name: null,
       count: builder.count,
       distinct: builder.distinct,
       inputChunks: builder.inputChunks,
       workChunks: work.length,
       createdAt: Date.now(),
-      callbackUrl: null,
-      allowance: 0,
-      layout: { columns: ['email'], addressColumn: 0, delimiter: ',', bom: false },
-    },
+    }),
     work,
   );
   await onCreated?.(id);
