@@ -12,12 +12,11 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '@svc/config';
 import { MemoryListQueue, MemoryListStore } from '@svc/lists';
 import { MemoryMeter } from '@svc/metering';
-import { waitUntil } from '@svc/testkit';
 import { createVerifier, startVerifyProcess } from '../../src/handler.ts';
 import { LocalPriorityLimiter } from '../../src/engine/shared-host-limiter.ts';
 import { listProcessorOn } from '../../src/lists/assemble.ts';
 import { FAST_TUNING, mailDomain, useWorld } from '../engine/world.ts';
-import { storeAddressList } from './stored-list.ts';
+import { runUntilCompleted, storeAddressList } from './stored-list.ts';
 
 const KNOWN = (k: number) => k % 10 < 7;
 const CHUNKS = 4;
@@ -101,27 +100,11 @@ describe('list chunks queued behind their siblings at one mail server', () => {
       Array.from({ length: CHUNKS * PER_CHUNK }, (_, i) => `u${i}@crowd.test`),
       PER_CHUNK,
     );
-    const statuses = new Set<string>();
     let waiting = 0;
-    queue.start(processor.handle);
-    const started = Date.now();
-    try {
-      await queue.add(jobs);
-      // Before the fix the last chunks' addresses waited for their retry, 60 s away.
-      await waitUntil(
-        async () => {
-          const list = await store.get(id);
-          statuses.add(list?.status ?? 'gone');
-          waiting = Math.max(waiting, ...Object.values(list?.waiting?.byReason ?? {}));
-          return list?.status === 'completed';
-        },
-        20_000,
-        'the list to complete',
-      );
-    } finally {
-      await queue.close();
-    }
-    const tookMs = Date.now() - started;
+    // Before the fix the last chunks' addresses waited for their retry, 60 s away.
+    const { statuses, tookMs } = await runUntilCompleted({ store, id, jobs }, queue, processor.handle, 20_000, (list) => {
+      waiting = Math.max(waiting, ...Object.values(list?.waiting?.byReason ?? {}));
+    });
     const results = await store.results(
       id,
       items.map(([i]) => i),

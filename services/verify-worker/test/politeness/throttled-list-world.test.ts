@@ -10,11 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '@svc/config';
 import { MemoryListQueue, MemoryListStore, WORK_CHUNK_SIZE } from '@svc/lists';
 import { MemoryMeter } from '@svc/metering';
-import { createRigThrottle, waitUntil, type Zone } from '@svc/testkit';
+import { createRigThrottle, type Zone } from '@svc/testkit';
 import { LocalPriorityLimiter } from '../../src/engine/shared-host-limiter.ts';
 import { createListProcessor } from '../../src/lists/assemble.ts';
 import { FAST_TUNING, useWorld } from '../engine/world.ts';
-import { storeAddressList } from '../lists/stored-list.ts';
+import { runUntilCompleted, storeAddressList } from '../lists/stored-list.ts';
 
 const GOOGLE = ['gmail-smtp-in.l.google.com', 'alt1.gmail-smtp-in.l.google.com', 'alt2.gmail-smtp-in.l.google.com'];
 const IPS = ['127.0.0.210', '127.0.0.211', '127.0.0.212'];
@@ -70,24 +70,8 @@ describe('a list at a provider that throttles', () => {
       Array.from({ length: ADDRESSES }, (_, i) => address(i)),
       WORK_CHUNK_SIZE,
     );
-    const statuses = new Set<string>();
-    queue.start(processor.handle);
-    const started = Date.now();
-    try {
-      await queue.add(jobs);
-      await waitUntil(
-        async () => {
-          const record = await store.get(id);
-          statuses.add(record?.status ?? 'missing');
-          return record?.status === 'completed';
-        },
-        80_000,
-        'the list to complete',
-      );
-    } finally {
-      await queue.close();
-    }
-    const seconds = (Date.now() - started) / 1_000;
+    const { statuses, tookMs } = await runUntilCompleted({ store, id, jobs }, queue, processor.handle, 80_000);
+    const seconds = tookMs / 1_000;
     const record = await store.get(id);
     const known = items.filter(([i]) => KNOWN(i)).length;
     expect(record?.summary).toEqual({ deliverable: known, risky: 0, undeliverable: ADDRESSES - known });
