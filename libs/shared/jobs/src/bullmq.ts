@@ -186,12 +186,13 @@ export class BullTransport implements JobTransport {
         callerGone: options.callerGone,
         // Nobody waits for the job any more: one still queued is removed, payload and all, and that
         // tells that no worker took it (a job a worker holds is locked: BullMQ leaves it, and it is
-        // removed when it ends), and the worker running one is told to stop it (job-cancellations.ts).
-        // Bounded, so that a frozen Redis cannot hold the answer past its deadline.
-        withdraw: async () => {
+        // removed when it ends). The worker running one for a caller who left is told to stop it
+        // (job-cancellations.ts); at the deadline its own deadline stops it already. Bounded, so
+        // that a frozen Redis cannot hold the answer past its deadline.
+        withdraw: async (callerLeft) => {
           if (!this.waiters.has(replyId)) return false;
           const untaken = await sent.withdraw();
-          if (!untaken) void publishJobCancelled(this.client, this.redisPrefix, replyId).catch(() => undefined);
+          if (!untaken && callerLeft) void publishJobCancelled(this.client, this.redisPrefix, replyId).catch(() => undefined);
           return untaken;
         },
       });

@@ -200,10 +200,10 @@ export interface WaitOptions {
   kind: string;
   callerGone?: AbortSignal;
   /**
-   * Runs once when the wait ends without the job's answer (deadline or caller gone): takes the
+   * Runs once when the wait ends without the job's answer (deadline, or `callerLeft`): takes the
    * job back if no worker has taken it yet, and resolves whether it did (bounded by its owner).
    */
-  withdraw?: () => Promise<boolean>;
+  withdraw?: (callerLeft: boolean) => Promise<boolean>;
 }
 
 /**
@@ -225,11 +225,11 @@ export async function awaitJob<R>(outcome: Promise<R>, options: WaitOptions): Pr
     return result;
   } catch (error) {
     if (error instanceof CallerGoneError) {
-      void withdraw?.().catch(() => false);
+      void withdraw?.(true).catch(() => false);
       throw error;
     }
     if (error instanceof ApiError && error.code === 'timeout') {
-      const untaken = (await withdraw?.().catch(() => false)) === true;
+      const untaken = (await withdraw?.(false).catch(() => false)) === true;
       throw untaken ? notTakenError(options.kind) : error;
     }
     if (error instanceof ApiError) throw error;
